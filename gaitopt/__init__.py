@@ -1,0 +1,17 @@
+"""gaitopt: optimal periodic gaits for legged robots by multi-phase direct collocation.
+
+    import gaitopt as go
+    problem = go.load_problem("problems/biped7_heel_toe_walk.yaml")
+    result = go.solve(problem.replace(cost="joule_loss"))
+    print(result.success, result.cost, result.stats["iterations"])
+"""
+from .errors import InputError
+from .robot import Robot, load_robot, available_robots
+from .dynamics import SymbolicDynamics
+from .problem import Problem, load_problem
+from .gait import solve
+
+__version__ = "0.1.0"
+
+__all__ = ["InputError", "Robot", "load_robot", "available_robots", "SymbolicDynamics", "Problem",
+           "load_problem", "solve", "__version__"]

@@ -1,0 +1,442 @@
+"""Symbolic rigid-body dynamics (CasADi SX) built by walking a Pinocchio model tree.
+
+The PyPI wheel of Pinocchio has no ``pinocchio.casadi``; these functions are gaitopt's own and
+are tested against Pinocchio's numeric algorithms (tests/test_dynamics.py) to 1e-9.
+
+Conventions (Pinocchio's): spatial vectors are (linear, angular); the velocity and acceleration
+of joint i are expressed in joint i's frame; gravity is g = (0, 0, -9.81) m/s² in the world;
+contact forces are world-frame forces (N) applied at contact points. Every joint is 1-DOF
+(revolute or prismatic, any axis), so q̇ = v and q, v, a all have size nv.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import casadi as ca
+import numpy as np
+import pinocchio as pin
+
+GRAVITY = 9.81
+
+
+def _cross(a, b):
+    return ca.vertcat(a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _skew(u):
+    return np.array([[0.0, -u[2], u[1]], [u[2], 0.0, -u[0]], [-u[1], u[0], 0.0]])
+
+
+@dataclass(frozen=True)
+class _Joint:
+    """What the recursion needs of one 1-DOF joint (numbers only)."""
+
+    parent: int
+    index: int  # position of the joint's coordinate in q and v
+    placement_R: np.ndarray
+    placement_p: np.ndarray
+    revolute: bool
+    axis: np.ndarray
+    mass: float
+    com: np.ndarray
+    inertia_com: np.ndarray
+
+
+def _joint_table(model: pin.Model) -> list:
+    table = [None]
+    for j in range(1, model.njoints):
+        jm = model.joints[j]
+        if jm.nq != 1 or jm.nv != 1:
+            raise ValueError(f"joint {model.names[j]} has nq={jm.nq}; only 1-DOF joints are supported")
+        jd = jm.createData()
+        jm.calc(jd, np.zeros(1))
+        S = np.array(jd.S).reshape(6)
+        lin, ang = S[:3], S[3:]
+        revolute = np.linalg.norm(ang) > 0.5
+        if revolute and np.linalg.norm(lin) > 1e-12:
+            raise ValueError(f"joint {model.names[j]}: helical joints are not supported")
+        axis = ang if revolute else lin
+        M = model.jointPlacements[j]
+        I = model.inertias[j]
+        table.append(_Joint(model.parents[j], jm.idx_v, np.array(M.rotation), np.array(M.translation), revolute,
+                            np.array(axis), float(I.mass), np.array(I.lever), np.array(I.inertia)))
+    return table
+
+
+def _rotation(axis: np.ndarray, angle):
+    """Rotation matrix about a unit axis (Rodrigues), with exact zeros for aligned axes."""
+    c, s = ca.cos(angle), ca.sin(angle)
+    K = _skew(axis)
+    return ca.DM.eye(3) + s * ca.DM(K) + (1 - c) * ca.DM(K @ K)
+
+
+class Kinematics:
+    """Placements, velocities and accelerations of every joint for one (q, v, a).
+
+    R[j], p[j]: world rotation (3×3) and position (3,) of joint j; vel[j] = (v_lin, ω) and
+    acc[j] = (a_lin, α) spatial velocity / acceleration in joint j's frame (acc without gravity).
+    """
+
+    def __init__(self, R, p, vel, acc, liR, lip):
+        self.R, self.p, self.vel, self.acc = R, p, vel, acc
+        self.liR, self.lip = liR, lip
+
+
+class SymbolicDynamics:
+    """CasADi functions of one Pinocchio model's dynamics.
+
+    model: a pinocchio.Model whose joints are all 1-DOF; contacts: list of (frame_id, point (3,))
+    defining the contact points whose world forces enter `inverse_dynamics` (in this order).
+    Every public function below returns a cached `casadi.Function` of SX expressions.
+    """
+
+    def __init__(self, model: pin.Model, contacts=()):
+        self.model = model
+        self.nv = model.nv
+        self.contacts = [(int(fid), np.asarray(pt, dtype=float)) for fid, pt in contacts]
+        self.nc = len(self.contacts)
+        self._joints = _joint_table(model)
+        # Mass of the moving bodies; a body welded to the world (joint 0) has no dynamics and,
+        # as in Pinocchio, is not part of the centre of mass.
+        self.total_mass = float(sum(model.inertias[j].mass for j in range(1, model.njoints)))
+        self._q = ca.SX.sym("q", self.nv)
+        self._v = ca.SX.sym("v", self.nv)
+        self._a = ca.SX.sym("a", self.nv)
+        self._f = ca.SX.sym("f", 3 * self.nc)
+
+    @classmethod
+    def of_robot(cls, robot) -> "SymbolicDynamics":
+        """Dynamics of a `gaitopt.robot.Robot` with its contact points in `robot.contacts` order."""
+        return cls(robot.model, [(c.frame_id, c.point) for c in robot.contacts])
+
+    # ---------------------------------------------------------------- recursions on expressions
+
+    def kinematics(self, q, v=None, a=None) -> Kinematics:
+        """Forward kinematics on expressions; v and a may be None (then only placements)."""
+        n = self.model.njoints
+        R, p = [ca.SX.eye(3)] + [None] * (n - 1), [ca.SX.zeros(3)] + [None] * (n - 1)
+        zero = ca.SX.zeros(3)
+        vel = [(zero, zero)] + [None] * (n - 1)
+        acc = [(zero, zero)] + [None] * (n - 1)
+        liR, lip = [None] * n, [None] * n
+        for j in range(1, n):
+            J = self._joints[j]
+            k = J.index
+            if J.revolute:
+                Rl = ca.DM(J.placement_R) @ _rotation(J.axis, q[k])
+                pl = ca.DM(J.placement_p)
+            else:
+                Rl = ca.DM(J.placement_R)
+                pl = ca.DM(J.placement_p) + ca.DM(J.placement_R @ J.axis) * q[k]
+            liR[j], lip[j] = Rl, pl
+            R[j] = R[J.parent] @ Rl
+            p[j] = p[J.parent] + R[J.parent] @ pl
+            if v is None:
+                continue
+            S_lin = J.axis * (0.0 if J.revolute else 1.0)
+            S_ang = J.axis * (1.0 if J.revolute else 0.0)
+            vl_p, w_p = vel[J.parent]
+            # actInv of the parent velocity into this joint's frame
+            w = Rl.T @ w_p
+            vl = Rl.T @ (vl_p - _cross(pl, w_p))
+            vJ_l, vJ_w = ca.DM(S_lin) * v[k], ca.DM(S_ang) * v[k]
+            vel[j] = (vl + vJ_l, w + vJ_w)
+            if a is None:
+                continue
+            al_p, al_w = acc[J.parent]
+            aw = Rl.T @ al_w
+            al = Rl.T @ (al_p - _cross(pl, al_w))
+            # v_j × (S q̇): the velocity-product term of a joint with constant S
+            vj_l, vj_w = vel[j]
+            c_l = _cross(vj_w, vJ_l) + _cross(vj_l, vJ_w)
+            c_w = _cross(vj_w, vJ_w)
+            acc[j] = (al + ca.DM(S_lin) * a[k] + c_l, aw + ca.DM(S_ang) * a[k] + c_w)
+        return Kinematics(R, p, vel, acc, liR, lip)
+
+    def _inertia_times(self, j, vl, w):
+        """Spatial inertia of body j times a motion (vl, ω): returns (f_lin, f_ang)."""
+        J = self._joints[j]
+        c = ca.DM(J.com)
+        f_lin = J.mass * (vl - _cross(c, w))
+        f_ang = ca.DM(J.inertia_com) @ w + _cross(c, f_lin)
+        return f_lin, f_ang
+
+    def rnea_expr(self, q, v, a, forces=None, gravity=True):
+        """τ = M(q) a + C(q, v) + G(q) − Σ J_cᵀ f_c as an expression (nv,).
+
+        forces: world-frame contact forces, (3·nc,) in self.contacts order, or None.
+        """
+        n = self.model.njoints
+        kin = self.kinematics(q, v, a)
+        g = ca.DM([0.0, 0.0, GRAVITY if gravity else 0.0])
+        f = [None] * n
+        for j in range(1, n):
+            vl, w = kin.vel[j]
+            al, aw = kin.acc[j]
+            # Gravity as a fictitious upward acceleration of the world, in joint j's frame.
+            al = al + kin.R[j].T @ g
+            h_l, h_a = self._inertia_times(j, vl, w)
+            i_l, i_a = self._inertia_times(j, al, aw)
+            # f = I a + v ×* (I v)
+            f[j] = [i_l + _cross(w, h_l), i_a + _cross(w, h_a) + _cross(vl, h_l)]
+        if forces is not None:
+            for ic, (fid, point) in enumerate(self.contacts):
+                fr = self.model.frames[fid]
+                j = fr.parentJoint
+                r = np.array(fr.placement.rotation) @ point + np.array(fr.placement.translation)
+                F = kin.R[j].T @ forces[3 * ic:3 * ic + 3]
+                f[j][0] = f[j][0] - F
+                f[j][1] = f[j][1] - _cross(ca.DM(r), F)
+        tau = [None] * self.nv
+        for j in range(n - 1, 0, -1):
+            J = self._joints[j]
+            S_lin = J.axis * (0.0 if J.revolute else 1.0)
+            S_ang = J.axis * (1.0 if J.revolute else 0.0)
+            fl, fa = f[j]
+            tau[J.index] = ca.dot(ca.DM(S_lin), fl) + ca.dot(ca.DM(S_ang), fa)
+            if J.parent > 0:
+                Rl, pl = kin.liR[j], kin.lip[j]
+                Fl = Rl @ fl
+                f[J.parent][0] = f[J.parent][0] + Fl
+                f[J.parent][1] = f[J.parent][1] + Rl @ fa + _cross(pl, Fl)
+        return ca.vertcat(*tau)
+
+    def point_expr(self, kin: Kinematics, frame_id: int, point, order: int = 0):
+        """World position (order 0), velocity (1) or classical acceleration (2) of a point
+        fixed on a frame; point (3,) in the frame's coordinates. Returns a (3,) expression."""
+        fr = self.model.frames[frame_id]
+        j = fr.parentJoint
+        r = ca.DM(np.array(fr.placement.rotation) @ np.asarray(point, float) + np.array(fr.placement.translation))
+        if order == 0:
+            return kin.p[j] + kin.R[j] @ r
+        vl, w = kin.vel[j]
+        v_pt = vl + _cross(w, r)
+        if order == 1:
+            return kin.R[j] @ v_pt
+        al, aw = kin.acc[j]
+        return kin.R[j] @ (al + _cross(aw, r) + _cross(w, v_pt))
+
+    def _com_terms(self, kin: Kinematics, with_velocity: bool):
+        m_tot = self.total_mass
+        com = ca.SX.zeros(3)
+        vcom = ca.SX.zeros(3)
+        for j in range(1, self.model.njoints):
+            J = self._joints[j]
+            if J.mass == 0.0:
+                continue
+            c = ca.DM(J.com)
+            com += J.mass * (kin.p[j] + kin.R[j] @ c)
+            if with_velocity:
+                vl, w = kin.vel[j]
+                vcom += J.mass * (kin.R[j] @ (vl + _cross(w, c)))
+        return com / m_tot, vcom / m_tot
+
+    # ------------------------------------------------------------------ casadi Functions
+
+    def _fn(self, name, inputs, outputs, in_names, out_names):
+        return ca.Function(name, inputs, outputs, in_names, out_names)
+
+    @cached_property
+    def inverse_dynamics(self) -> ca.Function:
+        """(q, v, a, f) → τ (nv,): τ = M a + C + G − Σ_c J_cᵀ f_c, f (3·nc,) world forces [N]."""
+        q, v, a, f = self._q, self._v, self._a, self._f
+        return self._fn("inverse_dynamics", [q, v, a, f], [self.rnea_expr(q, v, a, f)],
+                        ["q", "v", "a", "f"], ["tau"])
+
+    @cached_property
+    def rnea(self) -> ca.Function:
+        """(q, v, a) → τ (nv,) without contact forces (Pinocchio's rnea)."""
+        q, v, a = self._q, self._v, self._a
+        return self._fn("rnea", [q, v, a], [self.rnea_expr(q, v, a)], ["q", "v", "a"], ["tau"])
+
+    @cached_property
+    def mass_matrix(self) -> ca.Function:
+        """q → M(q) (nv×nv), the Jacobian of the gravity-free, velocity-free RNEA in a."""
+        q, a = self._q, self._a
+        tau = self.rnea_expr(q, ca.SX.zeros(self.nv), a, gravity=False)
+        return self._fn("mass_matrix", [q], [ca.jacobian(tau, a)], ["q"], ["M"])
+
+    @cached_property
+    def bias_forces(self) -> ca.Function:
+        """(q, v) → C(q, v) + G(q) (nv,) (Pinocchio's nonLinearEffects)."""
+        q, v = self._q, self._v
+        return self._fn("bias_forces", [q, v], [self.rnea_expr(q, v, ca.SX.zeros(self.nv))],
+                        ["q", "v"], ["h"])
+
+    def frame_placement(self, frame_id: int) -> ca.Function:
+        """q → (p (3,), R (3×3)): world placement of a frame (Pinocchio's data.oMf)."""
+        q = self._q
+        kin = self.kinematics(q)
+        fr = self.model.frames[frame_id]
+        j = fr.parentJoint
+        R = kin.R[j] @ ca.DM(np.array(fr.placement.rotation))
+        p = kin.p[j] + kin.R[j] @ ca.DM(np.array(fr.placement.translation))
+        return self._fn(f"placement_{fr.name}", [q], [p, R], ["q"], ["p", "R"])
+
+    def point_kinematics(self, frame_id: int, point) -> ca.Function:
+        """(q, v, a) → (p, ṗ, p̈) (3,) each: world position [m], velocity [m/s] and classical
+        acceleration [m/s²] of a point (3,) fixed on a frame, in the frame's coordinates."""
+        q, v, a = self._q, self._v, self._a
+        kin = self.kinematics(q, v, a)
+        out = [self.point_expr(kin, frame_id, point, k) for k in range(3)]
+        return self._fn("point_kinematics", [q, v, a], out, ["q", "v", "a"], ["p", "dp", "ddp"])
+
+    def point_jacobian(self, frame_id: int, point) -> ca.Function:
+        """q → J (3×nv): world-aligned linear Jacobian of a point fixed on a frame, ṗ = J v."""
+        q, v = self._q, self._v
+        kin = self.kinematics(q, v)
+        dp = self.point_expr(kin, frame_id, point, 1)
+        return self._fn("point_jacobian", [q], [ca.jacobian(dp, v)], ["q"], ["J"])
+
+    @cached_property
+    def contact_kinematics(self) -> ca.Function:
+        """(q, v, a) → (p, ṗ, p̈), each 3×nc: all contact points, world frame."""
+        q, v, a = self._q, self._v, self._a
+        kin = self.kinematics(q, v, a)
+        cols = [[self.point_expr(kin, fid, pt, k) for fid, pt in self.contacts] for k in range(3)]
+        out = [ca.horzcat(*c) if c else ca.SX(3, 0) for c in cols]
+        return self._fn("contact_kinematics", [q, v, a], out, ["q", "v", "a"], ["p", "dp", "ddp"])
+
+    @cached_property
+    def contact_jacobian(self) -> ca.Function:
+        """q → J (3·nc × nv): stacked world-aligned point Jacobians of all contact points."""
+        q, v = self._q, self._v
+        kin = self.kinematics(q, v)
+        dp = ca.vertcat(*[self.point_expr(kin, fid, pt, 1) for fid, pt in self.contacts])
+        return self._fn("contact_jacobian", [q], [ca.jacobian(dp, v)], ["q"], ["J"])
+
+    @cached_property
+    def com(self) -> ca.Function:
+        """(q, v) → (c (3,), ċ (3,)): centre of mass position [m] and velocity [m/s]."""
+        q, v = self._q, self._v
+        c, vc = self._com_terms(self.kinematics(q, v), True)
+        return self._fn("com", [q, v], [c, vc], ["q", "v"], ["com", "vcom"])
+
+    @cached_property
+    def kinetic_energy(self) -> ca.Function:
+        """(q, v) → T = ½ Σ_i v_iᵀ I_i v_i [J]."""
+        q, v = self._q, self._v
+        kin = self.kinematics(q, v)
+        T = 0
+        for j in range(1, self.model.njoints):
+            vl, w = kin.vel[j]
+            hl, ha = self._inertia_times(j, vl, w)
+            T += 0.5 * (ca.dot(vl, hl) + ca.dot(w, ha))
+        return self._fn("kinetic_energy", [q, v], [T], ["q", "v"], ["T"])
+
+    @cached_property
+    def potential_energy(self) -> ca.Function:
+        """q → V = Σ_i m_i g z_com,i [J] (zero at z = 0, g = 9.81 m/s²)."""
+        q = self._q
+        c, _ = self._com_terms(self.kinematics(q), False)
+        return self._fn("potential_energy", [q], [self.total_mass * GRAVITY * c[2]], ["q"], ["V"])
+
+    @cached_property
+    def centroidal_momentum(self) -> ca.Function:
+        """(q, v) → h_G (6,): linear momentum [kg·m/s] and angular momentum about the CoM
+        [kg·m²/s], world axes (Pinocchio's computeCentroidalMomentum)."""
+        q, v = self._q, self._v
+        kin = self.kinematics(q, v)
+        hl_o, ha_o = ca.SX.zeros(3), ca.SX.zeros(3)
+        for j in range(1, self.model.njoints):
+            vl, w = kin.vel[j]
+            hl, ha = self._inertia_times(j, vl, w)
+            Hl = kin.R[j] @ hl
+            hl_o += Hl
+            ha_o += kin.R[j] @ ha + _cross(kin.p[j], Hl)
+        c, _ = self._com_terms(kin, False)
+        return self._fn("centroidal_momentum", [q, v], [ca.vertcat(hl_o, ha_o - _cross(c, hl_o))],
+                        ["q", "v"], ["h"])
+
+    def impact_map(self, contact_indices) -> ca.Function:
+        """(q, v⁻) → (v⁺, Λ): velocity after a perfectly inelastic impact on the given contacts.
+
+        Solves M (v⁺ − v⁻) = J_cᵀ Λ, J_c v⁺ = 0 with J_c the stacked (3k × nv) Jacobian of the
+        listed contact points (indices into self.contacts); Λ (3k,) world impulses [N·s].
+        For large models prefer the implicit form inside an NLP (see transcription).
+        """
+        q, v = self._q, self._v
+        kin = self.kinematics(q, v)
+        Jc = ca.jacobian(ca.vertcat(*[self.point_expr(kin, self.contacts[i][0], self.contacts[i][1], 1)
+                                      for i in contact_indices]), v)
+        M = self.mass_matrix(q)
+        k = Jc.shape[0]
+        K = ca.blockcat([[M, -Jc.T], [Jc, ca.SX.zeros(k, k)]])
+        sol = ca.solve(K, ca.vertcat(M @ v, ca.SX.zeros(k)))
+        return self._fn("impact_map", [q, v], [sol[:self.nv], sol[self.nv:]], ["q", "v_minus"],
+                        ["v_plus", "impulse"])
+
+
+def pinocchio_casadi_available() -> bool:
+    """True where ``pinocchio.casadi`` can be imported (conda / source builds, not the PyPI wheel)."""
+    try:
+        import pinocchio.casadi  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class PinocchioCasadiDynamics:
+    """Alternative backend on ``pinocchio.casadi`` (same call signatures as SymbolicDynamics for
+    inverse_dynamics, rnea, mass_matrix, com, kinetic_energy, potential_energy, contact_kinematics).
+
+    Only usable where pinocchio.casadi exists; tests compare it with SymbolicDynamics there.
+    """
+
+    def __init__(self, model: pin.Model, contacts=()):
+        import pinocchio.casadi as cpin
+        self.cpin = cpin
+        self.model = model
+        self.nv = model.nv
+        self.contacts = [(int(fid), np.asarray(pt, dtype=float)) for fid, pt in contacts]
+        self.nc = len(self.contacts)
+        self.cmodel = cpin.Model(model)
+        self.cdata = self.cmodel.createData()
+        self._q, self._v, self._a = (ca.SX.sym(s, self.nv) for s in "qva")
+        self._f = ca.SX.sym("f", 3 * self.nc)
+
+    @classmethod
+    def of_robot(cls, robot):
+        return cls(robot.model, [(c.frame_id, c.point) for c in robot.contacts])
+
+    @cached_property
+    def inverse_dynamics(self) -> ca.Function:
+        cpin, q, v, a, f = self.cpin, self._q, self._v, self._a, self._f
+        cpin.framesForwardKinematics(self.cmodel, self.cdata, q)
+        tau = cpin.rnea(self.cmodel, self.cdata, q, v, a)
+        for ic, (fid, pt) in enumerate(self.contacts):
+            J = cpin.computeFrameJacobian(self.cmodel, self.cdata, q, fid, pin.LOCAL_WORLD_ALIGNED)
+            R = self.cdata.oMf[fid].rotation
+            r_world = R @ ca.DM(pt)
+            Jp = J[:3, :] - ca.skew(r_world) @ J[3:, :]
+            tau = tau - Jp.T @ f[3 * ic:3 * ic + 3]
+        return ca.Function("inverse_dynamics", [q, v, a, f], [tau], ["q", "v", "a", "f"], ["tau"])
+
+    @cached_property
+    def rnea(self) -> ca.Function:
+        cpin, q, v, a = self.cpin, self._q, self._v, self._a
+        return ca.Function("rnea", [q, v, a], [cpin.rnea(self.cmodel, self.cdata, q, v, a)])
+
+    @cached_property
+    def mass_matrix(self) -> ca.Function:
+        cpin, q = self.cpin, self._q
+        M = cpin.crba(self.cmodel, self.cdata, q)
+        M = ca.triu(M) + ca.triu(M, False).T
+        return ca.Function("mass_matrix", [q], [M])
+
+    @cached_property
+    def com(self) -> ca.Function:
+        cpin, q, v = self.cpin, self._q, self._v
+        cpin.centerOfMass(self.cmodel, self.cdata, q, v)
+        return ca.Function("com", [q, v], [self.cdata.com[0], self.cdata.vcom[0]])
+
+    @cached_property
+    def kinetic_energy(self) -> ca.Function:
+        cpin, q, v = self.cpin, self._q, self._v
+        return ca.Function("kinetic_energy", [q, v], [cpin.computeKineticEnergy(self.cmodel, self.cdata, q, v)])
+
+    @cached_property
+    def potential_energy(self) -> ca.Function:
+        cpin, q = self.cpin, self._q
+        return ca.Function("potential_energy", [q], [cpin.computePotentialEnergy(self.cmodel, self.cdata, q)])

@@ -1,0 +1,62 @@
+"""`solve`: problem → robot → transcription → guess → IPOPT → result."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import casadi as ca
+import numpy as np
+
+from .guess import automatic_guess, warm_start as warm_guess
+from .problem import Problem, load_problem
+from .result import Result, build_trajectory, evaluate_violations
+from .robot import Robot, load_robot
+from .solver import solve_nlp
+from .transcription import transcribe
+
+
+def robot_of(problem: Problem) -> Robot:
+    """Load the problem's robot (a robots/ folder name, or a path relative to the problem file)."""
+    search = []
+    if problem.source:
+        search.append(Path(problem.source).resolve().parent.parent / "robots")
+    return load_robot(problem.robot, search=search)
+
+
+def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_start: Result | None = None,
+          x0: np.ndarray | None = None, print_level: int | None = None) -> Result:
+    """Solve a gait problem and return a Result (never raises for a failed solve).
+
+    problem: a Problem or a path to a problem file; robot: a loaded robot (default: the
+    problem's); warm_start: a previous Result to start from; x0: an explicit initial point;
+    print_level: IPOPT's print level (default: the problem's solver.print_level).
+    """
+    if not isinstance(problem, Problem):
+        problem = load_problem(problem)
+    robot = robot or robot_of(problem)
+    t0 = time.perf_counter()
+    tr = transcribe(problem, robot)
+    t_build = time.perf_counter() - t0
+    if x0 is None:
+        x0 = warm_guess(tr, warm_start) if warm_start is not None else automatic_guess(tr)
+    t_guess = time.perf_counter() - t0 - t_build
+    s = problem.solver
+    opts = {"max_iter": s.max_iter, "tol": s.tol, "constr_viol_tol": s.constr_viol_tol,
+            "acceptable_constr_viol_tol": max(s.constr_viol_tol, 1e-6)}
+    opts.update(s.options)
+    sol = solve_nlp(tr.nlp, x0, tr.lbx, tr.ubx, tr.lbg, tr.ubg, opts,
+                    print_level=s.print_level if print_level is None else print_level,
+                    linear_solver=s.linear_solver)
+    x = sol.x
+    traj, impulses = build_trajectory(tr, x)
+    terms = {}
+    if tr.cost_terms:
+        fn = ca.Function("terms", [tr.nlp["x"]], list(tr.cost_terms.values()))
+        vals = fn(x)
+        vals = vals if isinstance(vals, (list, tuple)) else [vals]
+        terms = {k: float(v) for k, v in zip(tr.cost_terms, vals)}
+    stats = dict(sol.stats)
+    stats["build_time_s"] = t_build
+    stats["guess_time_s"] = t_guess
+    return Result(sol.success, sol.status, sol.message, sol.f, terms, stats, traj, problem, robot,
+                  impulses, x, evaluate_violations(tr, x))

@@ -1,0 +1,326 @@
+"""Gait problems: frozen specifications and their YAML schema.
+
+A problem file (problems/*.yaml) becomes a `Problem`; every default is filled in here, apart
+from solving, so that a result can hand back exactly what was solved. Unknown keys and wrong
+types raise `InputError` naming the file, the key path and the allowed values. The schema is
+documented in problems/README.md.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputError
+from .yamlio import Fields, load_yaml
+
+FOOT_MODES = ("swing", "flat", "heel", "toe", "stance")
+COST_TERMS = ("joule_loss", "specific_resistance", "abs_power", "torque_squared", "fri_stability",
+              "torque_rate_squared")
+TRANSCRIPTIONS = ("trapezoidal", "hermite_simpson")
+CYCLES = ("full", "half")
+CONE_TYPES = ("pyramid", "cone")
+TOUCHDOWNS = ("impact", "soft")
+LINEAR_SOLVERS = ("mumps", "spral")
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """A quantity that is fixed (min == max) or free within [min, max], with an initial guess."""
+
+    min: float
+    max: float
+    guess: float
+
+    @property
+    def fixed(self) -> bool:
+        return self.min == self.max
+
+    @staticmethod
+    def fixed_at(value: float) -> "Bounded":
+        return Bounded(float(value), float(value), float(value))
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One gait phase: the contact mode of every foot, its knot count and its duration [s]."""
+
+    name: str
+    contacts: dict
+    knots: int
+    duration: Bounded
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """Switches and numbers of the constraint terms (SI units, radians)."""
+
+    friction: float = 0.7              # μ, Coulomb coefficient
+    cone: str = "pyramid"             # pyramid (linear, inner) | cone (exact, quadratic)
+    clearance: float = 0.02            # m, peak of the swing-foot clearance profile 16·c·s²(1−s)²
+    joint_limits: bool = True          # URDF / robot.yaml position limits
+    velocity_limits: bool = True       # URDF / robot.yaml velocity limits
+    torque_speed: bool = True          # motor voltage limit |R·i + K·G·ω| ≤ V
+    current_limit: bool = True         # |τ| ≤ η·G·K·I_max
+    power_limit: bool = False          # |τ·ω| ≤ rated power
+    effort_limits: bool = True         # URDF effort limits on τ
+    torque_rate: float | None = None   # N·m/s bound on |dτ/dt|, None for no bound
+    touchdown: str = "impact"          # impact (inelastic velocity jump) | soft (zero touchdown velocity)
+    base_pitch_limit: float = 1.2      # rad, |base pitch| (and roll) bound; keeps Euler angles regular
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """IPOPT settings; `options` are passed to IPOPT as they are (names from IPOPT's manual)."""
+
+    name: str = "ipopt"
+    linear_solver: str = "mumps"
+    max_iter: int = 1000
+    tol: float = 1e-6
+    constr_viol_tol: float = 1e-8
+    print_level: int = 5
+    options: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A periodic gait problem with every default filled in.
+
+    robot: robot folder name or path; phases: ordered gait phases; cycle: full | half (the
+    second half is the first one mirrored left/right); speed [m/s] and stride [m] (base advance
+    over the full cycle) as `Bounded` or None (free); slope [rad] (terrain about world y, uphill
+    towards +x); cost: term → weight; transcription: trapezoidal | hermite_simpson.
+    """
+
+    robot: str
+    phases: tuple
+    cycle: str = "full"
+    speed: Bounded | None = None
+    stride: Bounded | None = None
+    slope: float = 0.0
+    constraints: Constraints = Constraints()
+    cost: dict = field(default_factory=lambda: {"joule_loss": 1.0})
+    transcription: str = "trapezoidal"
+    solver: SolverOptions = SolverOptions()
+    name: str = ""
+    description: str = ""
+    source: str | None = None  # file the problem came from (for messages)
+
+    def replace(self, **changes) -> "Problem":
+        """A new problem with some fields changed; `cost` may be a term name or a dict."""
+        if isinstance(changes.get("cost"), str):
+            changes["cost"] = {changes["cost"]: 1.0}
+        unknown = set(changes) - set(self.__dataclass_fields__)
+        if unknown:
+            raise InputError(f"unknown problem fields {sorted(unknown)}", allowed=list(self.__dataclass_fields__))
+        new = replace(self, **changes)
+        validate(new)
+        return new
+
+    def scaled_knots(self, factor: float) -> "Problem":
+        """The same problem with every phase's knot count multiplied by factor (at least 2)."""
+        return self.replace(phases=tuple(replace(p, knots=max(2, int(round(p.knots * factor))))
+                                         for p in self.phases))
+
+    @property
+    def cycle_phases(self) -> int:
+        return len(self.phases) * (2 if self.cycle == "half" else 1)
+
+    def to_dict(self) -> dict:
+        """Plain data (JSON/YAML-ready) of the problem with every default filled in."""
+        d = asdict(self)
+        d["phases"] = [asdict(p) for p in self.phases]
+        d["slope_deg"] = float(self.slope * 180.0 / 3.141592653589793)
+        return d
+
+
+# ------------------------------------------------------------------------------- YAML → Problem
+
+PROBLEM_KEYS = ("name", "description", "robot", "gait", "speed", "stride", "terrain", "constraints",
+                "cost", "transcription", "solver")
+
+
+def _bounded(f: Fields, key: str, *, positive: bool = True) -> Bounded | None:
+    value = f.raw(key, None)
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        b = f.mapping(key)
+        lo = b.number("min", positive=positive)
+        hi = b.number("max", positive=positive)
+        guess = b.number("guess", 0.5 * (lo + hi))
+        b.done(["min", "max", "guess"])
+        if not lo <= guess <= hi:
+            raise f.error(key, f"need min <= guess <= max, got {lo}, {guess}, {hi}")
+        return Bounded(lo, hi, guess)
+    return Bounded.fixed_at(f.number(key, positive=positive))
+
+
+def _phase(f: Fields, i: int, raw: Any) -> Phase:
+    pf = Fields(raw, f.file, f"gait.phases[{i}]")
+    name = pf.string("name", f"phase{i}")
+    cf = pf.mapping("contacts")
+    contacts = {}
+    for foot in cf.data:
+        contacts[str(foot)] = cf.string(foot, allowed=FOOT_MODES)
+    cf.done()
+    knots = pf.integer("knots", low=2)
+    duration = _bounded(pf, "duration")
+    if duration is None:
+        raise pf.error("duration", "missing: a number [s] or {min, max, guess}")
+    pf.done(["name", "contacts", "knots", "duration"])
+    return Phase(name, contacts, knots, duration)
+
+
+def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None = None) -> Problem:
+    """Build and validate a Problem from plain data (as read from YAML)."""
+    f = Fields(data, source)
+    robot = f.string("robot")
+    if base_dir is not None and ("/" in robot or robot.endswith(".yaml")):
+        robot = str((base_dir / robot).resolve())
+    g = f.mapping("gait")
+    cycle = g.string("cycle", "full", allowed=CYCLES)
+    raw_phases = g.sequence("phases")
+    if not raw_phases:
+        raise g.error("phases", "at least one phase is needed")
+    phases = tuple(_phase(f, i, p) for i, p in enumerate(raw_phases))
+    g.done(["cycle", "phases"])
+
+    terrain = f.mapping("terrain", {})
+    slope_deg = terrain.number("slope_deg", 0.0, low=-30.0, high=30.0)
+    terrain.done(["slope_deg"])
+
+    c = f.mapping("constraints", {})
+    d = Constraints()
+    fr = c.mapping("friction", {})
+    mu = fr.number("mu", d.friction, positive=True)
+    cone = fr.string("cone", d.cone, allowed=CONE_TYPES)
+    fr.done(["mu", "cone"])
+    rate = c.raw("torque_rate", None)
+    cons = Constraints(
+        friction=mu, cone=cone,
+        clearance=c.number("clearance", d.clearance, low=0.0),
+        joint_limits=c.boolean("joint_limits", d.joint_limits),
+        velocity_limits=c.boolean("velocity_limits", d.velocity_limits),
+        torque_speed=c.boolean("torque_speed", d.torque_speed),
+        current_limit=c.boolean("current_limit", d.current_limit),
+        power_limit=c.boolean("power_limit", d.power_limit),
+        effort_limits=c.boolean("effort_limits", d.effort_limits),
+        torque_rate=None if rate is None else c.number("torque_rate", positive=True),
+        touchdown=c.string("touchdown", d.touchdown, allowed=TOUCHDOWNS),
+        base_pitch_limit=c.number("base_pitch_limit", d.base_pitch_limit, positive=True),
+    )
+    c.done([k for k in Constraints.__dataclass_fields__ if k not in ("friction", "cone")] + ["friction"])
+
+    raw_cost = f.raw("cost", "joule_loss")
+    if isinstance(raw_cost, str):
+        if raw_cost not in COST_TERMS:
+            raise f.error("cost", f"unknown cost {raw_cost!r}", COST_TERMS)
+        cost = {raw_cost: 1.0}
+    else:
+        cf = f.mapping("cost")
+        cost = {}
+        for term in cf.data:
+            if term not in COST_TERMS:
+                raise cf.error(str(term), "unknown cost term", COST_TERMS)
+            cost[term] = cf.number(term, low=0.0)
+        if not cost:
+            raise f.error("cost", "at least one cost term is needed", COST_TERMS)
+
+    s = f.mapping("solver", {})
+    sd = SolverOptions()
+    opts = s.raw("options", {})
+    if not isinstance(opts, dict) or not all(isinstance(v, (int, float, str, bool)) for v in opts.values()):
+        raise s.error("options", "expected a mapping of IPOPT option names to numbers or strings")
+    solver = SolverOptions(
+        name=s.string("name", sd.name, allowed=["ipopt"]),
+        linear_solver=s.string("linear_solver", sd.linear_solver, allowed=LINEAR_SOLVERS),
+        max_iter=s.integer("max_iter", sd.max_iter, low=0),
+        tol=s.number("tol", sd.tol, positive=True),
+        constr_viol_tol=s.number("constr_viol_tol", sd.constr_viol_tol, positive=True),
+        print_level=s.integer("print_level", sd.print_level, low=0),
+        options=dict(opts),
+    )
+    s.done()
+
+    problem = Problem(
+        robot=robot, phases=phases, cycle=cycle,
+        speed=_bounded(f, "speed"), stride=_bounded(f, "stride"),
+        slope=slope_deg * 3.141592653589793 / 180.0, constraints=cons, cost=cost,
+        transcription=f.string("transcription", "trapezoidal", allowed=TRANSCRIPTIONS),
+        solver=solver, name=f.string("name", Path(source).stem), description=f.string("description", ""),
+        source=source,
+    )
+    f.done(PROBLEM_KEYS)
+    validate(problem)
+    return problem
+
+
+def validate(p: Problem) -> None:
+    """Checks that need the whole problem (not the robot): raise InputError."""
+    where = p.source
+    names = [ph.name for ph in p.phases]
+    if len(set(names)) != len(names):
+        raise InputError(f"phase names must be unique, got {names}", file=where, field="gait.phases")
+    feet = set(p.phases[0].contacts)
+    for i, ph in enumerate(p.phases):
+        if set(ph.contacts) != feet:
+            raise InputError(f"every phase must list the same feet; phase {ph.name!r} lists {sorted(ph.contacts)}",
+                             file=where, field=f"gait.phases[{i}].contacts", allowed=sorted(feet))
+    if p.transcription not in TRANSCRIPTIONS:
+        raise InputError(f"unknown transcription {p.transcription!r}", file=where, field="transcription",
+                         allowed=TRANSCRIPTIONS)
+    for term in p.cost:
+        if term not in COST_TERMS:
+            raise InputError(f"unknown cost term {term!r}", file=where, field="cost", allowed=COST_TERMS)
+    if p.speed is None and p.stride is None and all(ph.duration.fixed for ph in p.phases):
+        raise InputError("give `speed` or `stride` (fixed or bounded): a periodic gait needs its forward "
+                         "progress", file=where, field="speed")
+
+
+def _set_path(data: dict, dotted: str, value: Any, source: str) -> None:
+    keys = dotted.split(".")
+    node = data
+    for k in keys[:-1]:
+        if isinstance(node, list):
+            try:
+                node = node[int(k)]
+            except (ValueError, IndexError):
+                raise InputError(f"no list element {k!r}", file=source, field=dotted) from None
+            continue
+        node = node.setdefault(k, {})
+        if not isinstance(node, (dict, list)):
+            raise InputError("cannot set a key below a value", file=source, field=dotted)
+    last = keys[-1]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+
+
+def load_problem(path: str | Path, overrides: list[str] | dict | None = None) -> Problem:
+    """Read a problem file. overrides: ["key.path=value", ...] (values parsed as YAML) or a dict
+    {"key.path": value}; list elements are addressed by index (gait.phases.0.knots=10)."""
+    path = Path(path)
+    data = load_yaml(path)
+    data = copy.deepcopy(data)
+    items = []
+    if isinstance(overrides, dict):
+        items = list(overrides.items())
+    else:
+        for item in overrides or []:
+            if "=" not in item:
+                raise InputError(f"--set expects key=value, got {item!r}", field="--set")
+            k, v = item.split("=", 1)
+            items.append((k.strip(), yaml.safe_load(v)))
+    for k, v in items:
+        _set_path(data, k, v, str(path))
+    return problem_from_dict(data, str(path), path.parent)
+
+
+def problem_json(p: Problem) -> str:
+    return json.dumps(p.to_dict(), indent=2, default=str)

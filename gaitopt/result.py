@@ -1,0 +1,154 @@
+"""The result of a gait solve: status, cost breakdown, trajectory, violations, statistics."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import casadi as ca
+import numpy as np
+
+from .trajectory import PhaseTrajectory, Trajectory
+
+
+@dataclass
+class Result:
+    """What `gaitopt.solve` returns. A failed solve is a Result with success False, its status
+    and message, and the last iterate (trajectory and violations are still there).
+
+    cost: objective value; cost_terms: term → weighted value; stats: iterations, solve_time_s,
+    setup_time_s, function_eval_time_s, solver_time_s, n_variables, n_constraints;
+    trajectory: the full cycle; problem: the Problem with every default filled in.
+    """
+
+    success: bool
+    status: str
+    message: str
+    cost: float
+    cost_terms: dict
+    stats: dict
+    trajectory: Trajectory
+    problem: object
+    robot: object
+    impulses: dict = field(default_factory=dict)
+    x: np.ndarray | None = field(default=None, repr=False)
+    _violations: list = field(default_factory=list, repr=False)
+
+    def violations(self, top: int | None = None) -> list:
+        """Worst violation per constraint term and phase, largest first: list of dicts with
+        term, phase, max_violation (in the constraint's own units), rows."""
+        return self._violations[:top] if top else list(self._violations)
+
+    @property
+    def max_violation(self) -> float:
+        return max((v["max_violation"] for v in self._violations), default=0.0)
+
+    def sample(self, t) -> dict:
+        """Trajectory values at times t [s] with the transcription's interpolant."""
+        return self.trajectory.sample(t)
+
+    def summary(self) -> str:
+        worst = self.violations(3)
+        lines = [
+            f"{'SUCCESS' if self.success else 'FAILED'}: {self.status} — {self.message}",
+            f"robot {self.robot.name}, cost {self.cost:.6g} "
+            + ", ".join(f"{k} {v:.6g}" for k, v in self.cost_terms.items()),
+            f"stride {self.trajectory.stride:.4f} m, period {self.trajectory.period:.4f} s, "
+            f"speed {self.trajectory.stride / self.trajectory.period:.4f} m/s",
+            f"{self.stats['iterations']} iterations, {self.stats['solve_time_s']:.3f} s solve "
+            f"({self.stats['function_eval_time_s']:.3f} s in function evaluations), "
+            f"{self.stats['setup_time_s']:.3f} s setup; NLP {self.stats['n_variables']} variables, "
+            f"{self.stats['n_constraints']} constraints",
+            "worst violations: " + ", ".join(f"{v['term']}@{v['phase']} {v['max_violation']:.2e}" for v in worst),
+        ]
+        return "\n".join(lines)
+
+
+def evaluate_violations(tr, x: np.ndarray) -> list:
+    """Per (term, phase): the largest violation of g's bounds and of the variable bounds."""
+    g = np.array(ca.Function("g", [tr.nlp["x"]], [tr.nlp["g"]])(x)).ravel()
+    viol = np.maximum(np.maximum(tr.lbg - g, g - tr.ubg), 0.0)
+    table = {}
+    for term, phase, a, b in tr.rows:
+        key = (term, phase)
+        val = float(viol[a:b].max()) if b > a else 0.0
+        cur = table.setdefault(key, {"term": term, "phase": phase, "max_violation": 0.0, "rows": 0})
+        cur["max_violation"] = max(cur["max_violation"], val)
+        cur["rows"] += b - a
+    xv = np.maximum(np.maximum(tr.lbx - x, x - tr.ubx), 0.0)
+    for term, phase, idx in tr.bound_rows:
+        key = (term, phase)
+        cur = table.setdefault(key, {"term": term, "phase": phase, "max_violation": 0.0, "rows": 0})
+        if len(idx):
+            cur["max_violation"] = max(cur["max_violation"], float(xv[idx].max()))
+        cur["rows"] += len(idx)
+    return sorted(table.values(), key=lambda r: -r["max_violation"])
+
+
+def build_trajectory(tr, x: np.ndarray) -> tuple[Trajectory, dict]:
+    """Knot values of the solution, expanded to the full cycle; and the impact impulses."""
+    robot, problem = tr.robot, tr.problem
+    names = [c.name for c in robot.contacts]
+    comp = [0, 2] if tr.force_dim == 2 else [0, 1, 2]
+    dim = tr.force_dim
+    nc = len(names)
+    stride = float(x[tr.globals["stride"].index].ravel()[0]) if "stride" in tr.globals else problem.stride.min
+    half = problem.cycle == "half"
+
+    def forces(fvals, active):
+        n = fvals.shape[1]
+        out = np.zeros((n, nc, 3))
+        for i, cname in enumerate(active):
+            ci = names.index(cname)
+            for j, ax in enumerate(comp):
+                out[:, ci, ax] = fvals[dim * i + j]
+        return out
+
+    phases = []
+    t0 = 0.0
+    for ps, pv in zip(tr.schedule.phases, tr.phases):
+        T = float(ca.Function("T", [tr.nlp["x"]], [pv.duration])(x)) if isinstance(pv.duration, ca.SX) and not pv.duration.is_constant() else float(pv.duration)
+        K = ps.knots
+        t = t0 + np.linspace(0.0, T, K + 1)
+        mid = None
+        if pv.mid is not None:
+            mid = {k: x[pv.mid[k].index].T for k in ("q", "v", "a", "tau")}
+            mid["f"] = forces(x[pv.mid["f"].index], pv.active)
+        phases.append(PhaseTrajectory(ps.name, t, x[pv.q.index].T, x[pv.v.index].T, x[pv.a.index].T,
+                                      x[pv.tau.index].T, forces(x[pv.f.index], pv.active), dict(ps.modes), mid))
+        t0 += T
+    T_part = t0
+    shift = np.zeros(robot.nv)
+    if "base_x" in robot.base_coordinates:
+        shift[robot.index("base_x")] = 1.0
+    if "base_z" in robot.base_coordinates:
+        shift[robot.index("base_z")] = np.tan(problem.slope)
+    if half:
+        m = robot.mirror
+        act = list(robot.actuated_index)
+        tau_perm = [act.index(int(m.perm[ia])) for ia in act]
+        tau_sign = m.sign[act]
+        half_shift = shift * stride / 2
+
+        def mq(arr):
+            return m.coordinates(arr)
+
+        def mtau(arr):
+            return tau_sign * arr[..., tau_perm]
+
+        def mf(arr):
+            return arr[..., m.contact_perm, :] * np.array([1.0, -1.0, 1.0])
+
+        second = []
+        for p in phases:
+            mid = None
+            if p.mid is not None:
+                mid = {"q": mq(p.mid["q"]) + half_shift, "v": mq(p.mid["v"]), "a": mq(p.mid["a"]),
+                       "tau": mtau(p.mid["tau"]), "f": mf(p.mid["f"])}
+            modes = {m.foot_pairs[f]: md for f, md in p.modes.items()}
+            second.append(PhaseTrajectory(f"{p.name}:mirrored", p.t + T_part, mq(p.q) + half_shift, mq(p.v),
+                                          mq(p.a), mtau(p.tau), mf(p.f), modes, mid))
+        phases += second
+    period = T_part * (2 if half else 1)
+    traj = Trajectory(tuple(phases), tuple(robot.coordinates), tuple(robot.actuated), tuple(names), stride,
+                      period, problem.transcription, shift * stride)
+    impulses = {name: x[lam.index].ravel() for name, lam in tr.impulses.items()}
+    return traj, impulses

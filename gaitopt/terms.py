@@ -1,0 +1,149 @@
+"""Cost terms of a gait problem, each a small named function of the transcription.
+
+Integrals use the quadrature weights of the transcription (trapezoid: h/2, h, …, h/2;
+Hermite–Simpson: Simpson weights over knots and midpoints). `s` is the base advance over the
+optimised part of the cycle [m] and `T` its duration [s]; for a half cycle both are halves of
+the full cycle's, so every per-distance or time-averaged cost equals the full cycle's value.
+
+Absolute powers |τ q̇| are never written as abs(): each actuated joint's power at each
+collocation point is split as τ q̇ = P⁺ − P⁻ with P⁺, P⁻ ≥ 0 (slack variables); minimising
+P⁺ + P⁻ makes it equal |τ q̇| at the optimum.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import casadi as ca
+import numpy as np
+
+from .dynamics import GRAVITY
+
+
+@dataclass
+class CostContext:
+    robot: object
+    phases: list
+    schedule: object
+    method: object
+    distance: object
+    duration: object
+    dim: int
+    comp: list
+    dynamics: object
+    builder: object
+    contact_names: list
+    slope: float
+    slacks: dict = field(default_factory=dict)
+
+
+def collocation_points(ctx: CostContext):
+    """Yield (phase index, weight [s], q, v, a, τ, f, slack key) for every collocation point."""
+    for p, pv in enumerate(ctx.phases):
+        K = pv.q.sym.shape[1] - 1
+        h = pv.duration / K
+        wk, wm = ctx.method.weights(K)
+        for k in range(K + 1):
+            yield p, h * wk[k], pv.q.sym[:, k], pv.v.sym[:, k], pv.a.sym[:, k], pv.tau.sym[:, k], pv.f.sym[:, k], (p, k)
+        if pv.mid is not None:
+            m = pv.mid
+            for k in range(K):
+                yield (p, h * wm[k], m["q"].sym[:, k], m["v"].sym[:, k], m["a"].sym[:, k], m["tau"].sym[:, k],
+                       m["f"].sym[:, k], (p, k + 0.5))
+
+
+def power_slacks(ctx: CostContext, key, tau, v):
+    """(P⁺, P⁻) slack pair of the joint powers at one collocation point (created once)."""
+    if key not in ctx.slacks:
+        nu = len(ctx.robot.actuated)
+        B = ctx.builder
+        pos = B.var(f"Ppos_{key}", (nu, 1), 0.0, np.inf)
+        neg = B.var(f"Pneg_{key}", (nu, 1), 0.0, np.inf)
+        phase = ctx.schedule.phases[key[0]].name
+        B.con("power_split", phase, tau * v[ctx.robot.actuated_index] - (pos.sym - neg.sym))
+        ctx.slacks[key] = (pos, neg)
+    return ctx.slacks[key]
+
+
+def joule_loss(ctx: CostContext):
+    """JouleLoss: J = (1/s) ∫ Σ_i R_i (τ_i / (G_i K_i))² dt  [J/m] — copper loss per distance."""
+    acts = [ctx.robot.actuators[j] for j in ctx.robot.actuated]
+    c = ca.DM([a.resistance / (a.gear_ratio * a.torque_constant) ** 2 for a in acts])
+    total = 0
+    for _, w, q, v, a, tau, f, key in collocation_points(ctx):
+        total += w * ca.dot(c, tau ** 2)
+    return total / ctx.distance
+
+
+def _abs_energy(ctx: CostContext):
+    total = 0
+    for _, w, q, v, a, tau, f, key in collocation_points(ctx):
+        pos, neg = power_slacks(ctx, key, tau, v)
+        total += w * ca.sum1(pos.sym + neg.sym)
+    return total
+
+
+def specific_resistance(ctx: CostContext):
+    """SpecificResistance: ε = ∫ Σ_i |τ_i q̇_i| dt / (m g s)  [-] — mechanical cost of transport.
+
+    (The source paper writes the integrand over m g v without dividing by the cycle time; that
+    figure is ε·T. gaitopt reports ε, the dimensionless one.)"""
+    return _abs_energy(ctx) / (ctx.robot.total_mass * GRAVITY * ctx.distance)
+
+
+def abs_power(ctx: CostContext):
+    """AbsPower: P̄ = (1/T) ∫ Σ_i |τ_i q̇_i| dt  [W] — time-averaged absolute mechanical power."""
+    return _abs_energy(ctx) / ctx.duration
+
+
+def torque_squared(ctx: CostContext):
+    """TorqueSquared: (1/T) ∫ Σ_i τ_i² dt  [N²·m²]."""
+    total = 0
+    for _, w, q, v, a, tau, f, key in collocation_points(ctx):
+        total += w * ca.sumsqr(tau)
+    return total / ctx.duration
+
+
+def torque_rate_squared(ctx: CostContext):
+    """TorqueRateSquared: (1/T) Σ_k |τ_k+1 − τ_k|² / h  [N²·m²/s], a smoothing regulariser."""
+    total = 0
+    for pv in ctx.phases:
+        K = pv.tau.sym.shape[1] - 1
+        h = pv.duration / K
+        for k in range(K):
+            total += ca.sumsqr(pv.tau.sym[:, k + 1] - pv.tau.sym[:, k]) / h
+    return total / ctx.duration
+
+
+def fri_stability(ctx: CostContext):
+    """FriStability: (1/s) ∫ |x_P − x_G|² dt / T  [m] — mean squared ground distance between
+    the centre of pressure P of the contact forces and the ground projection G of the CoM,
+    per distance travelled.
+
+    P equals the ZMP, and the foot-rotation indicator (FRI) while the stance feet do not
+    rotate; during heel or toe roll gaitopt's P sits on the rolling edge (it is computed from the
+    contact forces), where the true FRI would lie beyond it: an approximation, stated here.
+    """
+    dyn = ctx.dynamics
+    total = 0
+    for p, w, q, v, a, tau, f, key in collocation_points(ctx):
+        active = ctx.phases[p].active
+        pos, _, _ = dyn.contact_kinematics(q, v, a)
+        com, _ = dyn.com(q, v)
+        fz = [f[ctx.dim * i + (ctx.dim - 1)] for i in range(len(active))]
+        fsum = sum(fz)
+        horiz = [0] if ctx.dim == 2 else [0, 1]
+        for ax in horiz:
+            num = sum(fz[i] * pos[ax, ctx.contact_names.index(c)] for i, c in enumerate(active))
+            total += w * (num / fsum - com[ax]) ** 2
+    return total / ctx.duration / ctx.distance
+
+
+# Built-in cost terms: a literal, read-only table.
+COSTS = {
+    "joule_loss": joule_loss,
+    "specific_resistance": specific_resistance,
+    "abs_power": abs_power,
+    "torque_squared": torque_squared,
+    "torque_rate_squared": torque_rate_squared,
+    "fri_stability": fri_stability,
+}

@@ -1,0 +1,436 @@
+"""Multi-phase direct collocation of a periodic gait into one sparse NLP.
+
+Per phase p with K intervals (K+1 knots, phases do not share knots): q, v, a (nv each), τ
+(actuated joints), contact forces f only for the points in contact (2 components in the
+sagittal plane: x, z; 3 in 3-D), and Hermite–Simpson midpoints of all of these. Dynamics are
+implicit inverse dynamics ID(q, v, a, f) = Bτ. Phases are joined by continuity of q and τ and
+of v (or the impact map at a touchdown); the last phase is joined to the first one of the next
+cycle (mirrored for half cycles) with the base shifted by the stride.
+
+Every constraint row belongs to a named term and a phase (`rows`), so violations can be
+reported per term and phase. The solver never sees this module's objects beyond the NLP dict.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import casadi as ca
+import numpy as np
+
+from .collocation import METHODS
+from .dynamics import GRAVITY, SymbolicDynamics
+from .schedule import Schedule
+from . import terms as T
+
+
+@dataclass
+class Block:
+    """A named block of decision variables: SX matrix `sym` at offsets `index` (same shape)."""
+
+    sym: ca.SX
+    index: np.ndarray
+
+
+@dataclass
+class PhaseVars:
+    """Variables of one phase (matrices are dimension × knots)."""
+
+    q: Block
+    v: Block
+    a: Block
+    tau: Block
+    f: Block  # (dim·n_active) × knots
+    mid: dict | None  # q, v, a, tau, f at the K midpoints (Hermite–Simpson)
+    duration: ca.SX
+    active: tuple
+
+
+@dataclass
+class Transcription:
+    """The NLP of a problem and how to read its solution vector.
+
+    nlp: {"x", "f", "g"} SX; lbx, ubx, lbg, ubg, x0 numpy arrays; rows: list of
+    (term, phase name, start, stop) over g; bound_rows: list of (term, phase, index array into x);
+    cost_terms: name → SX (weighted) of the cost; layout: per phase PhaseVars.
+    """
+
+    problem: object
+    robot: object
+    schedule: Schedule
+    dynamics: SymbolicDynamics
+    method: object
+    force_dim: int
+    nlp: dict
+    lbx: np.ndarray
+    ubx: np.ndarray
+    lbg: np.ndarray
+    ubg: np.ndarray
+    rows: list
+    bound_rows: list
+    cost_terms: dict
+    phases: list
+    globals: dict = field(default_factory=dict)
+    impulses: dict = field(default_factory=dict)
+    slacks: dict = field(default_factory=dict)
+
+    @property
+    def n_variables(self) -> int:
+        return int(self.nlp["x"].numel())
+
+    @property
+    def n_constraints(self) -> int:
+        return int(self.nlp["g"].numel())
+
+    def values(self, x: np.ndarray, block: Block) -> np.ndarray:
+        return np.asarray(x)[block.index]
+
+
+class _Builder:
+    def __init__(self):
+        self.syms, self.lb, self.ub = [], [], []
+        self.n = 0
+        self.g, self.lbg, self.ubg, self.rows = [], [], [], []
+        self.ng = 0
+        self.bound_rows = []
+
+    def var(self, name: str, shape, lb=-np.inf, ub=np.inf) -> Block:
+        rows, cols = shape
+        sym = ca.SX.sym(name, rows, cols)
+        size = rows * cols
+        idx = np.arange(self.n, self.n + size).reshape((cols, rows)).T  # column-major like casadi
+        self.syms.append(ca.vec(sym))
+        self.lb.append(np.broadcast_to(np.asarray(lb, float), (rows, cols)).T.ravel().copy())
+        self.ub.append(np.broadcast_to(np.asarray(ub, float), (rows, cols)).T.ravel().copy())
+        self.n += size
+        return Block(sym, idx)
+
+    def bound(self, term: str, phase: str, index: np.ndarray) -> None:
+        self.bound_rows.append((term, phase, np.asarray(index).ravel()))
+
+    def set_bounds(self, index, lb=None, ub=None) -> None:
+        lbs, ubs = np.concatenate(self.lb), np.concatenate(self.ub)
+        index = np.asarray(index).ravel()
+        if lb is not None:
+            lbs[index] = np.maximum(lbs[index], lb)
+        if ub is not None:
+            ubs[index] = np.minimum(ubs[index], ub)
+        self.lb, self.ub = [lbs], [ubs]
+
+    def con(self, term: str, phase: str, expr, lb=0.0, ub=0.0) -> None:
+        expr = ca.vec(ca.SX(expr)) if not isinstance(expr, ca.SX) else ca.vec(expr)
+        m = expr.numel()
+        if m == 0:
+            return
+        self.g.append(expr)
+        self.lbg.append(np.broadcast_to(np.asarray(lb, float), (m,)).copy())
+        self.ubg.append(np.broadcast_to(np.asarray(ub, float), (m,)).copy())
+        self.rows.append((term, phase, self.ng, self.ng + m))
+        self.ng += m
+
+
+def _terrain(slope: float):
+    """Ground height z = x·tan(slope); unit normal and tangents of the slope plane."""
+    s, c = np.sin(slope), np.cos(slope)
+    normal = np.array([-s, 0.0, c])
+    t1 = np.array([c, 0.0, s])
+    t2 = np.array([0.0, 1.0, 0.0])
+    return np.tan(slope), normal, t1, t2
+
+
+def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Transcription:
+    """Build the NLP of `problem` on `robot` (a gaitopt.robot.Robot)."""
+    dyn = dynamics or SymbolicDynamics.of_robot(robot)
+    sched = Schedule(robot, problem)
+    method = METHODS[problem.transcription]
+    cons = problem.constraints
+    B = _Builder()
+    nv, nu = robot.nv, len(robot.actuated)
+    sagittal = robot.base == "sagittal"
+    dim = 2 if sagittal else 3
+    comp = [0, 2] if sagittal else [0, 1, 2]  # world components carried by force variables
+    contact_names = [c.name for c in robot.contacts]
+    tan_slope, normal, t1, t2 = _terrain(problem.slope)
+    act = robot.actuated_index
+    actuators = [robot.actuators[j] for j in robot.actuated]
+    half = problem.cycle == "half"
+
+    # ---- bounds of q, v, tau
+    q_lb, q_ub = np.full(nv, -np.inf), np.full(nv, np.inf)
+    nb = len(robot.base_coordinates)
+    if cons.joint_limits:
+        q_lb[nb:], q_ub[nb:] = robot.lower[nb:], robot.upper[nb:]
+    for c in ("base_pitch", "base_roll"):
+        if c in robot.base_coordinates:
+            i = robot.index(c)
+            q_lb[i], q_ub[i] = -cons.base_pitch_limit, cons.base_pitch_limit
+    if "base_z" in robot.base_coordinates:
+        q_lb[robot.index("base_z")] = -10.0 if problem.slope != 0 else 0.0
+    v_lb, v_ub = np.full(nv, -np.inf), np.full(nv, np.inf)
+    if cons.velocity_limits:
+        vl = robot.velocity_limit.copy()
+        vl[:nb] = np.inf
+        v_lb, v_ub = -vl, vl
+    u_lim = np.full(nu, np.inf)
+    if cons.effort_limits:
+        u_lim = np.minimum(u_lim, robot.effort_limit[act])
+    if cons.current_limit:
+        u_lim = np.minimum(u_lim, [a.torque_limit for a in actuators])
+    u_lim = np.where(u_lim > 0, u_lim, np.inf)  # a zero URDF effort means "not given"
+
+    # ---- global variables
+    glob = {}
+    if problem.stride is not None and problem.stride.fixed:
+        stride = ca.SX(problem.stride.min)
+    else:
+        lo, hi = (problem.stride.min, problem.stride.max) if problem.stride else (1e-3, 10.0)
+        glob["stride"] = B.var("stride", (1, 1), lo, hi)
+        stride = glob["stride"].sym
+    part = 0.5 if half else 1.0  # fraction of the cycle that is optimised
+    distance = part * stride     # base advance over the optimised part [m]
+
+    # ---- per phase variables
+    phases: list[PhaseVars] = []
+    for ps, ph in zip(sched.phases, problem.phases):
+        K = ps.knots
+        na = len(ps.active)
+        if ph.duration.fixed:
+            Tp = ca.SX(ph.duration.min)
+        else:
+            blk = B.var(f"T_{ps.name}", (1, 1), ph.duration.min, ph.duration.max)
+            glob[f"T_{ps.name}"] = blk
+            Tp = blk.sym
+        f_lb = np.full((dim * na, 1), -np.inf)
+        qb = B.var(f"q_{ps.name}", (nv, K + 1), q_lb[:, None], q_ub[:, None])
+        vb = B.var(f"v_{ps.name}", (nv, K + 1), v_lb[:, None], v_ub[:, None])
+        ab = B.var(f"a_{ps.name}", (nv, K + 1))
+        ub_ = B.var(f"tau_{ps.name}", (nu, K + 1), -u_lim[:, None], u_lim[:, None])
+        fb = B.var(f"f_{ps.name}", (dim * na, K + 1), f_lb)
+        for name_, blk in (("joint_limits", qb), ("velocity_limits", vb)):
+            B.bound(name_, ps.name, blk.index[nb:, :] if name_ == "joint_limits" else blk.index)
+        B.bound("torque_limits", ps.name, ub_.index)
+        mid = None
+        if method.has_midpoints:
+            mid = {
+                "q": B.var(f"qm_{ps.name}", (nv, K), q_lb[:, None], q_ub[:, None]),
+                "v": B.var(f"vm_{ps.name}", (nv, K), v_lb[:, None], v_ub[:, None]),
+                "a": B.var(f"am_{ps.name}", (nv, K)),
+                "tau": B.var(f"taum_{ps.name}", (nu, K), -u_lim[:, None], u_lim[:, None]),
+                "f": B.var(f"fm_{ps.name}", (dim * na, K)),
+            }
+            B.bound("torque_limits", ps.name, mid["tau"].index)
+        phases.append(PhaseVars(qb, vb, ab, ub_, fb, mid, Tp, ps.active))
+
+    period = sum(p.duration for p in phases) / part  # full cycle duration [s]
+
+    # ---- pin the free directions of a periodic gait
+    first_q = phases[0].q.index[:, 0]
+    pins = {"base_x": 0.0}
+    if robot.base == "3d" and not half:
+        pins.update(base_y=0.0, base_yaw=0.0)
+    for cname, val in pins.items():
+        if cname in robot.base_coordinates:
+            B.set_bounds(first_q[robot.index(cname)], val, val)
+
+    def full_forces(fcol, active):
+        """World forces (3·nc) of all contact points from the active ones' variables."""
+        out = [ca.SX.zeros(3, 1) for _ in contact_names]
+        for i, cname in enumerate(active):
+            vec = ca.SX.zeros(3, 1)
+            for j, ax in enumerate(comp):
+                vec[ax] = fcol[dim * i + j]
+            out[contact_names.index(cname)] = vec
+        return ca.vertcat(*out)
+
+    def point_states(q, v, a):
+        p, dp, ddp = dyn.contact_kinematics(q, v, a)
+        return p, dp
+
+    def friction_rows(fvec):
+        """Rows (≥ 0) of the unilateral + friction constraint of one force (dim,)."""
+        F = ca.SX.zeros(3, 1)
+        for j, ax in enumerate(comp):
+            F[ax] = fvec[j]
+        fn = ca.dot(ca.DM(normal), F)
+        ft1 = ca.dot(ca.DM(t1), F)
+        mu = cons.friction
+        rows = [fn]
+        if cons.cone == "pyramid" or sagittal:
+            rows += [mu * fn - ft1, mu * fn + ft1]
+            if not sagittal:
+                ft2 = ca.dot(ca.DM(t2), F)
+                rows += [mu * fn - ft2, mu * fn + ft2]
+        else:
+            ft2 = ca.dot(ca.DM(t2), F)
+            rows += [mu ** 2 * fn ** 2 - ft1 ** 2 - ft2 ** 2]
+        return ca.vertcat(*rows)
+
+    # ---- path constraints at knots (and midpoints)
+    for p, (ps, pv) in enumerate(zip(sched.phases, phases)):
+        K = ps.knots
+        h = pv.duration / K
+        points = []  # (q, v, a, tau, f, knot-progress k) for all collocation points
+        for k in range(K + 1):
+            points.append((pv.q.sym[:, k], pv.v.sym[:, k], pv.a.sym[:, k], pv.tau.sym[:, k], pv.f.sym[:, k], k))
+        if pv.mid is not None:
+            m = pv.mid
+            for k in range(K):
+                points.append((m["q"].sym[:, k], m["v"].sym[:, k], m["a"].sym[:, k], m["tau"].sym[:, k],
+                               m["f"].sym[:, k], k + 0.5))
+        # collocation defects
+        for k in range(K):
+            mid = None
+            if pv.mid is not None:
+                mid = (pv.mid["q"].sym[:, k], pv.mid["v"].sym[:, k], pv.mid["a"].sym[:, k])
+            for d in method.defects(h, pv.q.sym[:, k], pv.v.sym[:, k], pv.a.sym[:, k],
+                                    pv.q.sym[:, k + 1], pv.v.sym[:, k + 1], pv.a.sym[:, k + 1], mid):
+                B.con("collocation", ps.name, d)
+        anchors = {c: sched.stance_anchor(p, c) for c in ps.active}
+        for (q, v, a, tau, fcol, k) in points:
+            F = full_forces(fcol, ps.active)
+            tau_full = dyn.inverse_dynamics(q, v, a, F)
+            Bu = ca.SX.zeros(nv, 1)
+            for i, ia in enumerate(act):
+                Bu[ia] = tau[i]
+            B.con("inverse_dynamics", ps.name, tau_full - Bu)
+            pos, vel = point_states(q, v, a)
+            for i, cname in enumerate(ps.active):
+                ci = contact_names.index(cname)
+                B.con("contact_velocity", ps.name, vel[comp, ci])
+                # Velocity-level contact at every collocation point plus the ground height where
+                # the stance starts: imposing positions at every knot as well over-constrains
+                # the trapezoid/Simpson integration and stalls IPOPT; the foothold drift this
+                # leaves is O(h²) and is reported by `stance_drift` (see diagnostics).
+                if anchors[cname] == p and k == 0:
+                    B.con("contact_ground", ps.name, pos[2, ci] - tan_slope * pos[0, ci])
+                B.con("friction", ps.name, friction_rows(fcol[dim * i:dim * i + dim]), 0.0, np.inf)
+            swing = sched.swing_progress(p, k)
+            for foot, s in swing.items():
+                lift = 16.0 * cons.clearance * s ** 2 * (1 - s) ** 2
+                for cname in robot.feet[foot].contacts:
+                    ci = contact_names.index(cname)
+                    B.con("swing_clearance", ps.name, pos[2, ci] - tan_slope * pos[0, ci], lift, np.inf)
+            for foot, mode in ps.modes.items():
+                if mode in ("heel", "toe"):
+                    other = f"{foot}_toe" if mode == "heel" else f"{foot}_heel"
+                    ci = contact_names.index(other)
+                    B.con("roll_clearance", ps.name, pos[2, ci] - tan_slope * pos[0, ci], 0.0, np.inf)
+            qd = v[act]
+            if cons.torque_speed:
+                for i, actr in enumerate(actuators):
+                    # motor voltage R·i + K·ω_m within ±V, with i = τ/(η·G·K) and ω_m = G·ω
+                    volt = (actr.resistance * tau[i] / (actr.gear_efficiency * actr.gear_ratio * actr.torque_constant)
+                            + actr.torque_constant * actr.gear_ratio * qd[i])
+                    B.con("torque_speed", ps.name, volt / actr.voltage, -1.0, 1.0)
+            if cons.power_limit:
+                for i, actr in enumerate(actuators):
+                    if np.isfinite(actr.rated_power):
+                        B.con("power_limit", ps.name, tau[i] * qd[i] / actr.rated_power, -1.0, 1.0)
+        if cons.torque_rate is not None:
+            for k in range(K):
+                du = pv.tau.sym[:, k + 1] - pv.tau.sym[:, k]
+                B.con("torque_rate", ps.name, ca.vertcat(du - cons.torque_rate * h, -du - cons.torque_rate * h),
+                      -np.inf, 0.0)
+
+    # ---- junctions between phases and the cycle wrap
+    mirror = robot.mirror
+    shift = np.zeros(nv)
+    shift[robot.index("base_x")] = 1.0 if "base_x" in robot.base_coordinates else 0.0
+    shift_z = np.zeros(nv)
+    if "base_z" in robot.base_coordinates:
+        shift_z[robot.index("base_z")] = tan_slope
+    impulses = {}
+    for p in range(len(phases)):
+        prev = phases[p - 1]
+        cur = phases[p]
+        name = sched.phases[p].name
+        wrap = p == 0
+        term = "periodicity" if wrap else "junction"
+        q_end, v_end, u_end = prev.q.sym[:, -1], prev.v.sym[:, -1], prev.tau.sym[:, -1]
+        f_end = prev.f.sym[:, -1]
+        prev_active = prev.active
+        if wrap:
+            # the state after the last knot, seen at the start of the next (mirrored) cycle part
+            if half:
+                q_end = ca.DM(mirror.sign) * q_end[mirror.perm.tolist()]
+                v_end = ca.DM(mirror.sign) * v_end[mirror.perm.tolist()]
+                u_end = _mirror_tau(u_end, robot)
+                f_end, prev_active = _mirror_forces(f_end, prev_active, robot, dim, comp)
+            q_end = q_end - ca.DM(shift) * distance - ca.DM(shift_z) * distance
+        B.con(term, name, cur.q.sym[:, 0] - q_end)
+        B.con(term, name, cur.tau.sym[:, 0] - u_end)
+        td = sched.touchdowns(p)
+        if td and cons.touchdown == "impact":
+            # inelastic impact: M (v+ − v−) = Jᵀ Λ over the points in contact after touchdown
+            na = len(cur.active)
+            lam = B.var(f"impulse_{name}", (dim * na, 1))
+            impulses[name] = lam
+            q0 = cur.q.sym[:, 0]
+            Mq = dyn.mass_matrix(q0)
+            Jfull = dyn.contact_jacobian(q0)
+            JT = ca.SX.zeros(nv, 1)
+            for i, cname in enumerate(cur.active):
+                ci = contact_names.index(cname)
+                for j, ax in enumerate(comp):
+                    JT += Jfull[3 * ci + ax, :].T * lam.sym[dim * i + j]
+            B.con("impact", name, Mq @ (cur.v.sym[:, 0] - v_end) - JT)
+            for i in range(na):
+                B.con("impact_friction", name, friction_rows(lam.sym[dim * i:dim * i + dim]), 0.0, np.inf)
+        else:
+            B.con(term, name, cur.v.sym[:, 0] - v_end)
+            if td:  # soft touchdown: the touching points arrive at rest
+                q0 = cur.q.sym[:, 0]
+                _, vel0 = point_states(q0, v_end, ca.SX.zeros(nv))
+                for cname in td:
+                    ci = contact_names.index(cname)
+                    B.con("soft_touchdown", name, vel0[comp, ci])
+        for i, cname in enumerate(cur.active):
+            if cname in prev_active:
+                j = prev_active.index(cname)
+                B.con(term, name, cur.f.sym[dim * i:dim * i + dim, 0] - f_end[dim * j:dim * j + dim])
+
+    # ---- speed
+    if problem.speed is not None:
+        if problem.speed.fixed:
+            B.con("speed", "cycle", stride - problem.speed.min * period)
+        else:
+            B.con("speed", "cycle", ca.vertcat(stride - problem.speed.min * period,
+                                                problem.speed.max * period - stride), 0.0, np.inf)
+
+    # ---- cost
+    ctx = T.CostContext(robot=robot, phases=phases, schedule=sched, method=method, distance=distance,
+                        duration=sum(p.duration for p in phases), dim=dim, comp=comp, dynamics=dyn,
+                        builder=B, contact_names=contact_names, slope=problem.slope)
+    cost_terms = {}
+    for name, weight in problem.cost.items():
+        cost_terms[name] = weight * T.COSTS[name](ctx)
+    J = sum(cost_terms.values())
+
+    x = ca.vertcat(*B.syms)
+    g = ca.vertcat(*B.g) if B.g else ca.SX(0, 1)
+    lbx, ubx = np.concatenate(B.lb), np.concatenate(B.ub)
+    return Transcription(problem, robot, sched, dyn, method, dim, {"x": x, "f": J, "g": g}, lbx, ubx,
+                         np.concatenate(B.lbg), np.concatenate(B.ubg), B.rows, B.bound_rows, cost_terms,
+                         phases, glob, impulses, ctx.slacks)
+
+
+def _mirror_tau(u, robot):
+    """Mirror a torque vector (actuated joints) through the robot's mirror map."""
+    mirror = robot.mirror
+    act = list(robot.actuated_index)
+    out = []
+    for ia in act:
+        src = int(mirror.perm[ia])
+        out.append(mirror.sign[ia] * u[act.index(src)])
+    return ca.vertcat(*out)
+
+
+def _mirror_forces(fcol, active, robot, dim, comp):
+    """Mirror force variables of the active points: returns (forces, names after mirroring)."""
+    names = [c.name for c in robot.contacts]
+    flip = [(-1.0 if ax == 1 else 1.0) for ax in comp]
+    new_active, parts = [], []
+    for i, cname in enumerate(active):
+        partner = names[int(robot.mirror.contact_perm[names.index(cname)])]
+        new_active.append(partner)
+        parts.append(ca.vertcat(*[flip[j] * fcol[dim * i + j] for j in range(dim)]))
+    return ca.vertcat(*parts) if parts else ca.SX(0, 1), tuple(new_active)

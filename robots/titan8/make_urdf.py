@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Write titan8.urdf: a TITAN-VIII-like sprawling quadruped, 22.0 kg, 3 actuated joints per leg.
+
+Run from anywhere: ``python robots/titan8/make_urdf.py`` writes ``titan8.urdf`` next to this
+script. Standard library only. Every number below is explained in README.md.
+
+Body frame: x forward (walking direction), y to the left, z up, origin at the body's centre of
+mass, level with the hip (J1) joints. Each leg is one chain written in its own leg frame, which
+is the body frame turned about z so that the leg frame's x points sideways out of the body
+(+90 deg for the left legs, -90 deg for the right legs):
+
+* ``<leg>_hip``   (J1) about the leg frame's z (vertical): swings the leg plane fore and aft.
+  Positive: the foot turns counter-clockwise seen from above (backward on a left leg, forward
+  on a right leg); this is the joint that changes sign under the left/right mirror.
+* ``<leg>_thigh`` (J2) about the leg frame's y (horizontal, along the body when J1 = 0):
+  positive lowers the outer end of the thigh (pushes the body up).
+* ``<leg>_knee``  (J3) about the same y: positive swings the foot inward (knee flexion).
+
+At q = 0 the robot is in the standard posture A: thigh horizontal and pointing straight out,
+shank vertical, foot 0.243 m below the hip joints.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+URDF = HERE / "titan8.urdf"
+
+# ---- design data (README.md, "Numbers and where they come from") -------------------------
+TOTAL_MASS = 22.0                  # kg, titan8.yaml mass.total_kg
+SHANK_FOOT_MASS = 2.0 / 4          # kg per leg, titan8.yaml mass.shank_and_feet_total_kg / 4
+HIP_UNIT_MASS = 1.5                # kg per leg: J1 turret carrying the J2/J3 drives (estimate)
+THIGH_MASS = 0.8                   # kg per leg (estimate)
+BODY_MASS = TOTAL_MASS - 4 * (HIP_UNIT_MASS + THIGH_MASS + SHANK_FOOT_MASS)   # 10.8 kg
+
+BODY_SIZE = (0.60, 0.24, 0.12)     # m, x y z
+HIP_X = 0.25                       # m, J1 axes at (±HIP_X, ±HIP_Y, 0)
+HIP_Y = 0.12
+HIP_OFFSET = 0.05                  # m, J1 axis -> J2 axis, outward
+L_THIGH = 0.20                     # m, J2 axis -> J3 axis
+L_SHANK = 0.243                    # m, J3 axis -> sole (shank + passive ankle + sole)
+HIP_UNIT_SIZE = (0.10, 0.10, 0.12) # m, box in the leg frame (x out, y, z)
+THIGH_SECTION = (0.05, 0.06)       # m, (y, z) of the thigh box
+SHANK_SECTION = (0.04, 0.04)       # m, (x, y) of the shank box
+
+LEGS = {  # name: (x sign, y sign)
+    "FL": (1, 1), "FR": (1, -1), "HL": (-1, 1), "HR": (-1, -1),
+}
+
+# Joint limits [rad] and TITAN-VIII Table I tau_max [N·m] (titan8.yaml servo_parameters).
+LIMITS = {"hip": (-1.0, 1.0), "thigh": (-1.2, 1.2), "knee": (-1.2, 1.4)}
+TAU_MAX = {"hip": 32.3, "thigh": 40.2, "knee": 25.7}
+
+# Actuator estimate (robot.yaml actuators): tau_max = G * motor stall torque, as in the source.
+VOLTAGE = 24.0             # V
+RESISTANCE = 2.32          # Ω
+TORQUE_CONSTANT = 0.0235   # N·m/A
+MOTOR_STALL = TORQUE_CONSTANT * VOLTAGE / RESISTANCE   # 0.2431 N·m
+GEAR_RATIO = {k: round(t / MOTOR_STALL, 1) for k, t in TAU_MAX.items()}  # 132.9 / 165.4 / 105.7
+VELOCITY = {k: VOLTAGE / (TORQUE_CONSTANT * g) for k, g in GEAR_RATIO.items()}  # no-load, rad/s
+
+
+def box_inertia(m: float, lx: float, ly: float, lz: float) -> tuple[float, float, float]:
+    """Principal moments of a uniform box about its centre (axes along its edges)."""
+    return (m * (ly ** 2 + lz ** 2) / 12.0, m * (lx ** 2 + lz ** 2) / 12.0, m * (lx ** 2 + ly ** 2) / 12.0)
+
+
+def num(x: float) -> str:
+    return repr(float(x))  # shortest text that reads back as the same double
+
+
+def vec(*xs: float) -> str:
+    return " ".join(num(x) for x in xs)
+
+
+def link(name: str, mass: float, com: tuple, box: tuple, colour: str) -> str:
+    """A link whose inertia is a uniform box of size `box` centred on the centre of mass."""
+    ixx, iyy, izz = box_inertia(mass, *box)
+    return f"""  <link name="{name}">
+    <inertial>
+      <origin xyz="{vec(*com)}" rpy="0 0 0"/>
+      <mass value="{num(mass)}"/>
+      <inertia ixx="{num(ixx)}" ixy="0" ixz="0" iyy="{num(iyy)}" iyz="0" izz="{num(izz)}"/>
+    </inertial>
+    <visual>
+      <origin xyz="{vec(*com)}" rpy="0 0 0"/>
+      <geometry><box size="{vec(*box)}"/></geometry>
+      <material name="{colour}"/>
+    </visual>
+  </link>
+"""
+
+
+def revolute(name: str, parent: str, child: str, xyz: tuple, rpy: tuple, axis: str, kind: str) -> str:
+    lo, up = LIMITS[kind]
+    return f"""  <joint name="{name}" type="revolute">
+    <parent link="{parent}"/>
+    <child link="{child}"/>
+    <origin xyz="{vec(*xyz)}" rpy="{vec(*rpy)}"/>
+    <axis xyz="{axis}"/>
+    <limit lower="{num(lo)}" upper="{num(up)}" effort="{num(TAU_MAX[kind])}" velocity="{num(VELOCITY[kind])}"/>
+  </joint>
+"""
+
+
+def build() -> str:
+    parts = ['<?xml version="1.0"?>\n',
+             "<!-- Generated by make_urdf.py; do not edit by hand. Sources: README.md. -->\n",
+             '<robot name="titan8">\n',
+             '  <material name="body"><color rgba="0.25 0.25 0.28 1"/></material>\n',
+             '  <material name="leg"><color rgba="0.80 0.80 0.82 1"/></material>\n',
+             link("body", BODY_MASS, (0.0, 0.0, 0.0), BODY_SIZE, "body")]
+    for leg, (sx, sy) in LEGS.items():
+        yaw = sy * math.pi / 2
+        parts += [
+            link(f"{leg}_hip_link", HIP_UNIT_MASS, (HIP_OFFSET / 2, 0.0, 0.0), HIP_UNIT_SIZE, "leg"),
+            link(f"{leg}_thigh_link", THIGH_MASS, (L_THIGH / 2, 0.0, 0.0),
+                 (L_THIGH, THIGH_SECTION[0], THIGH_SECTION[1]), "leg"),
+            link(f"{leg}_shank_link", SHANK_FOOT_MASS, (0.0, 0.0, -L_SHANK / 2),
+                 (SHANK_SECTION[0], SHANK_SECTION[1], L_SHANK), "leg"),
+            f'  <link name="{leg}_foot"/>\n',
+            revolute(f"{leg}_hip", "body", f"{leg}_hip_link", (sx * HIP_X, sy * HIP_Y, 0.0), (0.0, 0.0, yaw),
+                     "0 0 1", "hip"),
+            revolute(f"{leg}_thigh", f"{leg}_hip_link", f"{leg}_thigh_link", (HIP_OFFSET, 0.0, 0.0), (0, 0, 0),
+                     "0 1 0", "thigh"),
+            revolute(f"{leg}_knee", f"{leg}_thigh_link", f"{leg}_shank_link", (L_THIGH, 0.0, 0.0), (0, 0, 0),
+                     "0 1 0", "knee"),
+            f"""  <joint name="{leg}_foot_fixed" type="fixed">
+    <parent link="{leg}_shank_link"/>
+    <child link="{leg}_foot"/>
+    <origin xyz="0 0 {num(-L_SHANK)}" rpy="0 0 0"/>
+  </joint>
+""",
+        ]
+    parts.append("</robot>\n")
+    return "".join(parts)
+
+
+def main() -> None:
+    URDF.write_text(build(), encoding="utf-8")
+    print(f"wrote {URDF}")
+    print(f"body mass {BODY_MASS:.4f} kg, motor stall {MOTOR_STALL:.5f} N·m, gear ratios {GEAR_RATIO}")
+
+
+if __name__ == "__main__":
+    main()
