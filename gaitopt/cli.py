@@ -1,0 +1,101 @@
+"""Command line: `gaitopt solve`, `gaitopt list`, `gaitopt robot`.
+
+Exit codes (a contract): 0 success, 1 the solve failed (reason printed), 2 bad input (one line
+naming the file and field, no traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import InputError
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's own exit code 2 matches ours; keep it one line
+        self.print_usage(sys.stderr)
+        print(f"gaitopt: error: {message}", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def _cmd_solve(args) -> int:
+    from .export import save
+    from .gait import solve
+    from .problem import load_problem
+    problem = load_problem(args.problem, args.set)
+    if not Path(args.problem).exists():
+        raise InputError("file not found", file=args.problem)
+    print(f"gaitopt: solving {args.problem} ({problem.robot}, {sum(p.knots for p in problem.phases)} "
+          f"intervals, {problem.transcription})", flush=True)
+    result = solve(problem, print_level=args.print_level)
+    paths = save(result, args.output)
+    print(result.summary())
+    print(f"wrote {paths['trajectory']} and {paths['result']}")
+    if not result.success:
+        print(f"gaitopt: solve failed: {result.status}: {result.message}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _cmd_list(args) -> int:
+    from .problem import load_problem
+    from .robot import REPO_ROBOTS, available_robots, load_robot
+    print("robots:")
+    for name in available_robots():
+        try:
+            r = load_robot(name)
+            print(f"  {name:16s} {r.description}")
+        except InputError as err:
+            print(f"  {name:16s} (cannot load: {err})")
+    problems = sorted((REPO_ROBOTS.parent / "problems").glob("*.yaml"))
+    print("problems:")
+    for p in problems:
+        try:
+            print(f"  {p.name:32s} {load_problem(p).description}")
+        except InputError as err:
+            print(f"  {p.name:32s} (invalid: {err})")
+    return EXIT_OK
+
+
+def _cmd_robot(args) -> int:
+    from .robot import load_robot
+    r = load_robot(args.robot, base=args.base)
+    print(r)
+    print(f"  urdf: {r.urdf}")
+    print(f"  coordinates: {', '.join(r.coordinates)}")
+    print(f"  contacts: {', '.join(c.name for c in r.contacts)}")
+    for j, a in r.actuators.items():
+        print(f"  {j}: torque limit {a.torque_limit:.3g} N·m, stall {a.stall_torque:.3g} N·m, "
+              f"no-load {a.no_load_speed:.3g} rad/s")
+    return EXIT_OK
+
+
+def main(argv=None) -> int:
+    parser = _Parser(prog="gaitopt", description="optimal periodic gaits for legged robots")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("solve", help="solve a problem file; write OUTDIR/trajectory.csv and result.json")
+    p.add_argument("problem", help="problem file (YAML)")
+    p.add_argument("-o", "--output", required=True, help="output directory")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a problem key, e.g. --set speed=0.3 --set gait.phases.0.knots=8")
+    p.add_argument("--print-level", type=int, default=None, help="IPOPT print level (0-12)")
+    p.set_defaults(func=_cmd_solve)
+    p = sub.add_parser("list", help="list robots and problems")
+    p.set_defaults(func=_cmd_list)
+    p = sub.add_parser("robot", help="load a robot and print its model")
+    p.add_argument("robot")
+    p.add_argument("--base", choices=["sagittal", "3d", "fixed"])
+    p.set_defaults(func=_cmd_robot)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except InputError as err:
+        print(f"gaitopt: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())
