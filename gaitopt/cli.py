@@ -30,7 +30,12 @@ def _cmd_solve(args) -> int:
         raise InputError("file not found", file=args.problem)
     print(f"gaitopt: solving {args.problem} ({problem.robot}, {sum(p.knots for p in problem.phases)} "
           f"intervals, {problem.transcription})", flush=True)
-    result = solve(problem, print_level=args.print_level)
+    try:
+        result = solve(problem, print_level=args.print_level)
+    except InputError as err:
+        if err.file is None:  # e.g. an unknown robot: name the problem file (exit-code contract)
+            raise InputError(str(err), file=args.problem) from None
+        raise
     paths = save(result, args.output)
     print(result.summary())
     print(f"wrote {paths['trajectory']} and {paths['result']}")

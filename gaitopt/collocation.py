@@ -3,7 +3,7 @@
 Both rules treat (q, v) as the state and the acceleration a = q̈ as the collocated input:
 q̇ = v, v̇ = a.
 
-* trapezoidal: a piecewise linear in time; v piecewise quadratic; q piecewise cubic.
+* trapezoidal: a piecewise linear; v and q piecewise quadratic (each from its end derivatives).
 * hermite_simpson (separated form): midpoint values (q_m, v_m, a_m) are variables; a is
   piecewise quadratic through (a_k, a_m, a_k+1); v and q are its exact integrals.
 """
@@ -30,12 +30,12 @@ class Trapezoidal:
 
     @staticmethod
     def interpolate(tau, h, q0, v0, a0, q1, v1, a1, mid=None):
-        """(q, v, a) at fraction tau ∈ [0, 1] of an interval; a linear, v and q its integrals."""
+        """(q, v, a) at fraction tau ∈ [0, 1] of an interval: each state quadratic with the
+        trapezoid's end derivatives (q from v, v from a), a linear; exact at both knots."""
         s = tau * h
-        da = (a1 - a0) / h
-        a = a0 + da * s
-        v = v0 + a0 * s + 0.5 * da * s ** 2
-        q = q0 + v0 * s + 0.5 * a0 * s ** 2 + da * s ** 3 / 6.0
+        a = a0 + (a1 - a0) * tau
+        v = v0 + a0 * s + (a1 - a0) * s ** 2 / (2.0 * h)
+        q = q0 + v0 * s + (v1 - v0) * s ** 2 / (2.0 * h)
         return q, v, a
 
 

@@ -4,7 +4,8 @@ The automatic guess moves the base forward at constant speed from the robot's st
 posture, keeps each stance foot on a foothold placed where the foot sits under the base at mid
 stance, swings the other feet along a raised smooth path, solves the legs' inverse kinematics at
 every knot (damped least squares, base pose given), differentiates the joint paths for v and a,
-and splits inverse dynamics into torques and contact forces by least squares.
+and splits inverse dynamics into torques and contact forces by nonnegative least squares, with
+every force inside the friction pyramid.
 """
 from __future__ import annotations
 
@@ -83,6 +84,11 @@ class NominalGait:
         self.q_stand = q0
         model, data = robot.model, robot.model.createData()
         self.stand_points = _point_positions(model, data, robot, q0)
+        # footholds: the standing ones shifted along x so that the centroid of all contact
+        # points lies under the centre of mass (a biped's standing feet are often centred on the
+        # ankles, not on the CoM; a walking biped puts its foot's middle under the CoM at mid stance)
+        com = pin.centerOfMass(model, data, q0)
+        self.stand_points[:, 0] += com[0] - self.stand_points[:, 0].mean()
         # stance runs per foot as (start, end) times over the expanded cycle
         self.runs = {}
         exp = schedule.expanded
@@ -147,7 +153,6 @@ def automatic_guess(tr) -> np.ndarray:
     """Initial point x0 for a Transcription from nominal foot paths and inverse kinematics."""
     robot, problem, sched = tr.robot, tr.problem, tr.schedule
     nominal = NominalGait(robot, problem, sched)
-    model, data = robot.model, robot.model.createData()
     x0 = np.zeros(tr.n_variables)
     t0 = 0.0
     q_prev = robot.standing_q.copy()
@@ -175,20 +180,40 @@ def automatic_guess(tr) -> np.ndarray:
         Qu[:, j] = all_Q[:, i]
     Vu = np.gradient(Qu, uniq, axis=1) if len(uniq) > 2 else np.zeros_like(Qu)
     Au = np.gradient(Vu, uniq, axis=1) if len(uniq) > 2 else np.zeros_like(Qu)
-    offset = 0
     dim, comp = tr.force_dim, ([0, 2] if tr.force_dim == 2 else [0, 1, 2])
-    names = [c.name for c in robot.contacts]
-    act = robot.actuated_index
-    nu = len(act)
-    for ph, pv, (times, Q) in zip(problem.phases, tr.phases, per_phase):
+    split = _ForceSplit(robot, problem, comp)
+    states = []
+    offset = 0
+    for _, Q in per_phase:
         n = Q.shape[1]
         idx = inv[offset:offset + n]
         offset += n
-        V, A = Vu[:, idx], Au[:, idx]
-        U = np.zeros((nu, n))
-        F = np.zeros((dim * len(pv.active), n))
-        for k in range(n):
-            U[:, k], F[:, k] = _split_forces(robot, model, data, Q[:, k], V[:, k], A[:, k], pv.active, names, comp)
+        states.append((Q, Vu[:, idx], Au[:, idx]))
+    # Torques and forces knot by knot (_ForceSplit), each knot's forces pulled towards the
+    # previous knot's, strongly across a phase junction where the NLP asks for continuity. Points
+    # that lift off at the end of a phase while others stay are unloaded towards it (weight
+    # growing as s²), so that the points that stay carry the whole load at the junction. The
+    # second sweep starts from the first sweep's last knot (mirrored for a half cycle), for the
+    # periodic closure.
+    f_prev = None
+    n_exp = len(sched.expanded)
+    for _sweep in range(2):
+        out = []
+        for p, (pv, (Q, V, A)) in enumerate(zip(tr.phases, states)):
+            n = Q.shape[1]
+            nxt = set(active_points(robot, sched.expanded[(p + 1) % n_exp][0]))
+            lifting = [c for c in pv.active if c not in nxt]
+            if len(lifting) == len(pv.active):
+                lifting = []  # nothing stays in contact: no force continuity to prepare for
+            U = np.zeros((len(robot.actuated_index), n))
+            F = np.zeros((dim * len(pv.active), n))
+            for k in range(n):
+                tie = 30.0 if k == 0 else 1.0
+                unload = {c: 30.0 * (k / (n - 1)) ** 2 for c in lifting}
+                U[:, k], F[:, k], f_prev = split(Q[:, k], V[:, k], A[:, k], pv.active, f_prev, tie, unload)
+            out.append((U, F))
+        f_prev = _wrap_forces(robot, problem, f_prev)
+    for ph, pv, (Q, V, A), (U, F) in zip(problem.phases, tr.phases, states, out):
         x0[pv.q.index] = Q
         x0[pv.v.index] = V
         x0[pv.a.index] = A
@@ -205,25 +230,132 @@ def automatic_guess(tr) -> np.ndarray:
     return x0
 
 
-def _split_forces(robot, model, data, q, v, a, active, names, comp):
-    """Least-squares torques and contact forces with ID(q, v, a) = Bτ + Σ J_cᵀ f_c."""
-    h = pin.rnea(model, data, q, v, a)
-    Jp = _point_jacobians(model, data, robot, q)
-    cols = []
-    nu = len(robot.actuated_index)
-    Bm = np.zeros((robot.nv, nu))
-    Bm[robot.actuated_index, np.arange(nu)] = 1.0
-    for cname in active:
-        ci = names.index(cname)
-        for ax in comp:
-            cols.append(Jp[ci, ax, :])
-    A = np.hstack([Bm, np.array(cols).T]) if cols else Bm
-    # weight forces less than torques so that gravity is carried by the ground where possible
-    W = np.ones(A.shape[1])
-    W[nu:] = 0.05
-    sol, *_ = np.linalg.lstsq(A * W, h, rcond=None)
-    sol = sol * W
-    return sol[:nu], sol[nu:]
+def _wrap_forces(robot, problem, f_full):
+    """{point: world force} at the end of the optimised part, seen at its start."""
+    if f_full is None or problem.cycle != "half":
+        return f_full
+    names = [c.name for c in robot.contacts]
+    flip = np.array([1.0, -1.0, 1.0])
+    return {names[int(robot.mirror.contact_perm[names.index(c)])]: flip * f for c, f in f_full.items()}
+
+
+def _nnls(M, d, tol=1e-10, max_iter=None):
+    """min ‖M x − d‖ subject to x ≥ 0 (Lawson–Hanson active set)."""
+    n = M.shape[1]
+    x = np.zeros(n)
+    passive = np.zeros(n, dtype=bool)
+    w = M.T @ (d - M @ x)
+    max_iter = max_iter or 5 * n + 10
+    it = 0
+    while (~passive).any() and np.max(np.where(passive, -np.inf, w)) > tol and it < max_iter:
+        it += 1
+        passive[int(np.argmax(np.where(passive, -np.inf, w)))] = True
+        while True:
+            z = np.zeros(n)
+            z[passive] = np.linalg.lstsq(M[:, passive], d, rcond=None)[0]
+            if z[passive].min() > 0:
+                break
+            neg = passive & (z <= 0)
+            alpha = np.min(x[neg] / np.maximum(x[neg] - z[neg], 1e-300))
+            x = x + alpha * (z - x)
+            passive &= x > tol
+            x[~passive] = 0.0
+            if not passive.any():
+                z = x
+                break
+        x = z
+        w = M.T @ (d - M @ x)
+    return x
+
+
+class _ForceSplit:
+    """Torques and contact forces at one state, ID(q, v, a) = Bτ + Σ J_cᵀ f_c, with every force
+    a nonnegative combination of the edges of a friction pyramid slightly inside the problem's
+    (so unilateral and within friction).
+
+    Nonnegative least squares over the edge weights of: the unactuated rows' residual (base and
+    passive joints; relative to the robot's weight, weighted strongly), the torques relative to
+    their limits, each force's change from the previous knot (relative to the weight, weighted
+    by `tie`) and the forces of points about to lift off (weights `unload`). The torques then
+    take up the actuated rows exactly.
+    """
+
+    W_BASE = 300.0    # unactuated rows, residual / (m g)
+    W_TORQUE = 1.0    # τ / τ_limit
+    W_RIDGE = 1e-3    # f / (m g)
+
+    def __init__(self, robot, problem, comp):
+        self.robot, self.comp = robot, comp
+        self.model, self.data = robot.model, robot.model.createData()
+        self.names = [c.name for c in robot.contacts]
+        self.act = np.asarray(robot.actuated_index)
+        self.unact = np.setdiff1d(np.arange(robot.nv), self.act)
+        self.mg = robot.total_mass * 9.81
+        lim = np.full(len(self.act), np.inf)
+        cons = problem.constraints
+        if cons.effort_limits:
+            eff = robot.effort_limit[self.act]
+            lim = np.minimum(lim, np.where(eff > 0, eff, np.inf))
+        if cons.current_limit:
+            lim = np.minimum(lim, [robot.actuators[j].torque_limit for j in robot.actuated])
+        ok = np.isfinite(lim) & (lim > 0)
+        fallback = lim[ok].max() if ok.any() else 0.1 * self.mg
+        self.tau_scale = np.where(ok, lim, fallback)
+        s = problem.slope
+        n = np.array([-np.sin(s), 0.0, np.cos(s)])
+        t1 = np.array([np.cos(s), 0.0, np.sin(s)])
+        t2 = np.array([0.0, 1.0, 0.0])
+        mu = 0.9 * cons.friction
+        if len(comp) == 2:
+            edges = [n + mu * t1, n - mu * t1]
+        else:
+            if cons.cone == "cone":
+                mu /= np.sqrt(2.0)  # the pyramid's corners inside the exact cone
+            edges = [n + mu * (a * t1 + b * t2) for a in (1.0, -1.0) for b in (1.0, -1.0)]
+        self.edges = np.array(edges).T  # 3 × n_edges
+
+    def __call__(self, q, v, a, active, f_prev, tie, unload=None):
+        """(τ, force variables of the active points, {active point: world force (3,)}).
+
+        f_prev: {point: world force} of the points in contact at the previous knot, or None;
+        unload: {point: weight} pulling those points' forces towards zero."""
+        model, data = self.model, self.data
+        h = pin.rnea(model, data, q, v, a)
+        f_full = {}
+        if not active:
+            return h[self.act], np.zeros(0), f_full
+        Jp = _point_jacobians(model, data, self.robot, q)  # n_contacts × 3 × nv
+        ne, na, mg = self.edges.shape[1], len(active), self.mg
+        A = np.hstack([Jp[self.names.index(c)].T @ self.edges for c in active])  # nv × na·ne
+        rows = [self.W_BASE * A[self.unact] / mg,
+                -self.W_TORQUE * A[self.act] / self.tau_scale[:, None],
+                self.W_RIDGE * np.eye(na * ne)]
+        rhs = [self.W_BASE * h[self.unact] / mg, -self.W_TORQUE * h[self.act] / self.tau_scale,
+               np.zeros(na * ne)]
+        if f_prev is not None:
+            for i, cname in enumerate(active):
+                if cname not in f_prev:
+                    continue  # the point was not in contact at the previous knot
+                prev = f_prev[cname]
+                blk = np.zeros((3, na * ne))
+                blk[:, i * ne:(i + 1) * ne] = self.edges
+                rows.append(tie * blk / mg)
+                rhs.append(tie * prev / mg)
+        for i, cname in enumerate(active):
+            w = (unload or {}).get(cname, 0.0)
+            if w > 0:  # pull this point's force towards zero
+                blk = np.zeros((3, na * ne))
+                blk[:, i * ne:(i + 1) * ne] = self.edges
+                rows.append(w * blk / mg)
+                rhs.append(np.zeros(3))
+        c = _nnls(np.vstack(rows), np.concatenate(rhs))
+        tau = h[self.act] - A[self.act] @ c
+        F = []
+        for i, cname in enumerate(active):
+            f = self.edges @ c[i * ne:(i + 1) * ne]
+            f_full[cname] = f
+            F.append(f[self.comp])
+        return tau, np.concatenate(F), f_full
 
 
 def fill_slacks(tr, x0):

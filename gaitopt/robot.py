@@ -331,7 +331,7 @@ def load_robot(name_or_path: str | Path, *, base: str | None = None,
     actuated = [j for j in movable if j not in passive]
 
     feet, contacts = _feet(f, model)
-    mirror = _mirror(f, model, base, coord, feet, contacts)
+    mirror = _mirror(f, model, base, coord, feet, contacts, joint_names)
     actuators = _actuators(f, actuated)
     standing_q = _standing(f, model, coord, base, contacts)
     f.raw("sources", None)
@@ -395,7 +395,8 @@ def _with_base(urdf_model: pin.Model, base: str) -> pin.Model:
     frame_map = {0: root_frame}
     for k in range(1, urdf_model.nframes):
         fr = urdf_model.frames[k]
-        new = pin.Frame(fr.name, joint_map[fr.parentJoint], frame_map[fr.parentFrame], fr.placement,
+        # buildReducedModel leaves a locked joint's FIXED_JOINT frame as its own parentFrame:
+        new = pin.Frame(fr.name, joint_map[fr.parentJoint], frame_map.get(fr.parentFrame, root_frame), fr.placement,
                         fr.type, fr.inertia)
         # append_inertia=False: the bodies' inertias were already added with their joints.
         frame_map[k] = model.addFrame(new, False)
@@ -434,7 +435,7 @@ def _feet(f: Fields, model: pin.Model):
     return feet, contacts
 
 
-def _mirror(f: Fields, model, base, coord, feet, contacts):
+def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
     if not f.has("mirror"):
         f.raw("mirror", None)
         return None
@@ -457,7 +458,9 @@ def _mirror(f: Fields, model, base, coord, feet, contacts):
         perm[ia], perm[ib] = ib, ia
     for j in mf.sequence("flip", []):
         if j not in coord:
-            continue  # a flipped joint may be locked in a reduced variant
+            if j in all_joints:
+                continue  # a flipped joint may be locked in a reduced variant
+            raise mf.error("flip", f"{j!r} is not a joint of the URDF", all_joints)
         sign[coord.index(j)] *= -1.0
     foot_pairs = {}
     for pair in mf.sequence("feet", []):

@@ -76,14 +76,20 @@ class Trajectory:
         """(cycle number, phase, interval index, fraction) of time t (any real)."""
         n = np.floor(t / self.period) if self.period > 0 else 0.0
         tc = t - n * self.period
-        if np.isclose(tc, self.period):
+        eps = 1e-12 * max(1.0, abs(self.period))
+        # only rounding may put tc at the period: that instant is the next cycle's start
+        # (np.isclose's default rtol 1e-5 wrapped tens of microseconds early, and made
+        # sample_phase return a phase's first knot at its end time)
+        if tc >= self.period - eps:
             n, tc = n + 1, 0.0
+        last = self.phases[-1]
         for p in self.phases:
-            if p.t[0] - 1e-12 <= tc <= p.t[-1] + 1e-12:
+            # a junction time belongs to the later phase: its first knot (as documented)
+            if p.t[0] - eps <= tc and (tc < p.t[-1] - eps or p is last):
                 k = int(np.searchsorted(p.t, tc, side="right") - 1)
                 k = min(max(k, 0), len(p.t) - 2)
                 h = p.t[k + 1] - p.t[k]
-                return int(n), p, k, (tc - p.t[k]) / h if h > 0 else 0.0
+                return int(n), p, k, min(max((tc - p.t[k]) / h, 0.0), 1.0) if h > 0 else 0.0
         return int(n), self.phases[-1], len(self.phases[-1].t) - 2, 1.0
 
     def sample(self, t) -> dict:

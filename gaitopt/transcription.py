@@ -255,10 +255,12 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         mu = cons.friction
         rows = [fn]
         if cons.cone == "pyramid" or sagittal:
-            rows += [mu * fn - ft1, mu * fn + ft1]
+            # inner pyramid in 3-D: |f_t1|, |f_t2| ≤ μ/√2 · f_n keeps |f_t| ≤ μ f_n
+            mu_p = mu if sagittal else mu / np.sqrt(2.0)
+            rows += [mu_p * fn - ft1, mu_p * fn + ft1]
             if not sagittal:
                 ft2 = ca.dot(ca.DM(t2), F)
-                rows += [mu * fn - ft2, mu * fn + ft2]
+                rows += [mu_p * fn - ft2, mu_p * fn + ft2]
         else:
             ft2 = ca.dot(ca.DM(t2), F)
             rows += [mu ** 2 * fn ** 2 - ft1 ** 2 - ft2 ** 2]

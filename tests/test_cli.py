@@ -1,0 +1,216 @@
+"""`gaitopt` on the command line, in a subprocess: exit codes, files and their contracts
+(README: exit codes, trajectory.csv format version 1, result.json)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import pytest
+import yaml
+
+from gaitopt.export import read_trajectory_csv
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIC = ROOT / "problems" / "biped7_static_walk.yaml"
+HEEL_TOE = ROOT / "problems" / "biped7_heel_toe_walk.yaml"
+# a small, fast solve: 8 + 3 intervals per half cycle (the file's knots × 0.5)
+SMALL = ["--set", "gait.phases.0.knots=8", "--set", "gait.phases.1.knots=3", "--print-level", "0"]
+
+HEADER_KEYS = ["format", "robot", "urdf", "base", "locked", "contacts", "friction", "slope_rad", "stride",
+               "period", "transcription", "success", "versions", "units"]
+RESULT_KEYS = ["success", "status", "message", "cost", "cost_terms", "iterations", "solve_time_s", "setup_time_s",
+               "function_eval_time_s", "nlp", "robot", "stride", "period", "speed", "max_violation", "violations",
+               "problem", "versions"]
+
+
+def gaitopt(*args, timeout=300):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "gaitopt.cli", *map(str, args)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def assert_bad_input(proc, *fragments):
+    """Exit 2, exactly one line on stderr starting `gaitopt: `, no traceback."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("gaitopt: "), lines[0]
+    assert "Traceback" not in proc.stderr + proc.stdout
+    for f in fragments:
+        assert str(f) in lines[0], (f, lines[0])
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def solved_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "static"
+    proc = gaitopt("solve", STATIC, "-o", out, *SMALL)
+    return proc, out
+
+
+def test_solve_exit_and_files(solved_dir):
+    proc, out = solved_dir
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert (out / "trajectory.csv").is_file() and (out / "result.json").is_file()
+    assert "SUCCESS" in proc.stdout
+
+
+def test_trajectory_csv_contract(solved_dir):
+    proc, out = solved_dir
+    text = (out / "trajectory.csv").read_text(encoding="utf-8").splitlines()
+    comments = [ln for ln in text if ln.startswith("#")]
+    assert text[:len(comments)] == comments, "comment lines come first"
+    keys = [ln[2:].split(": ", 1)[0] for ln in comments]
+    assert keys == HEADER_KEYS
+    meta, cols = read_trajectory_csv(out / "trajectory.csv")
+    assert meta["format"] == "gaitopt-trajectory 1"
+    assert meta["robot"] == "biped7" and meta["base"] == "sagittal" and meta["transcription"] == "trapezoidal"
+    assert meta["success"] is True
+    urdf = Path(meta["urdf"])
+    assert urdf.is_absolute() and urdf.is_file()
+    assert set(meta["versions"]) == {"gaitopt", "casadi", "pinocchio"}
+    assert meta["friction"] == 0.7 and meta["slope_rad"] == 0.0
+    robot_yaml = yaml.safe_load((ROOT / "robots" / "biped7" / "robot.yaml").read_text())
+    contacts = {f"{foot}_{role}": {"frame": spec["frame"], "point": spec[role]}
+                for foot, spec in robot_yaml["feet"].items() for role in ("heel", "toe")}
+    assert meta["contacts"] == contacts
+    assert meta["locked"] == {}
+
+    # columns: base coordinates, then URDF joints in model order (from Pinocchio, not gaitopt)
+    model = pin.buildModelFromUrdf(str(urdf))
+    joints = [n for n in list(model.names)[1:] if n not in meta["locked"]]
+    coords = ["base_x", "base_z", "base_pitch"] + joints
+    header = [ln for ln in text if not ln.startswith("#")][0].split(",")
+    expected = ["time", "phase"] + [f"{k}.{c}" for k in ("q", "v", "a") for c in coords] \
+        + [f"tau.{j}" for j in joints] + [f"f.{c}.{ax}" for c in contacts for ax in "xyz"]
+    assert header == expected
+    assert list(cols) == expected
+
+    # rows: one per knot over a full cycle + the next cycle's first knot
+    n_rows = len(cols["time"])
+    assert n_rows == 2 * ((8 + 1) + (3 + 1)) + 1
+    phases = list(cols["phase"])
+    assert phases[:9] == ["single_support"] * 9 and phases[9:13] == ["double_support"] * 4
+    assert phases[13:22] == ["single_support:mirrored"] * 9 and phases[22:26] == ["double_support:mirrored"] * 4
+    assert phases[-1] == "single_support"
+    t = cols["time"]
+    assert t[0] == 0.0 and np.all(np.diff(t) >= 0.0)
+    assert t[9] == t[8] and t[13] == t[12] and t[22] == t[21] and t[26] == t[25]  # junction pairs
+    assert t[-1] == pytest.approx(meta["period"], rel=1e-12)
+
+    # the last row is the first knot shifted by the stride
+    stride, slope = meta["stride"], meta["slope_rad"]
+    for name in cols:
+        if name in ("time", "phase"):
+            continue
+        first, last = cols[name][0], cols[name][-1]
+        if name == "q.base_x":
+            assert last == pytest.approx(first + stride, abs=1e-12)
+        elif name == "q.base_z":
+            assert last == pytest.approx(first + stride * np.tan(slope), abs=1e-12)
+        else:
+            assert last == first, name
+    # forces: zero rows for points not in contact (right foot swings in single_support), y = 0
+    for ax in "xyz":
+        assert np.all(cols[f"f.right_heel.{ax}"][:9] == 0.0)
+    assert all(np.all(cols[f"f.{c}.y"] == 0.0) for c in contacts)
+
+
+def test_result_json_contract(solved_dir):
+    proc, out = solved_dir
+    res = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert list(res) == RESULT_KEYS
+    meta, cols = read_trajectory_csv(out / "trajectory.csv")
+    assert res["success"] is True and res["status"] == "Solve_Succeeded" and res["message"]
+    assert res["robot"] == "biped7"
+    assert res["stride"] == meta["stride"] and res["period"] == meta["period"]
+    assert res["speed"] == pytest.approx(res["stride"] / res["period"])
+    assert res["speed"] == pytest.approx(0.25, rel=1e-6)  # the problem's speed
+    assert res["cost"] == pytest.approx(sum(res["cost_terms"].values()))
+    assert set(res["cost_terms"]) == {"joule_loss"}
+    assert res["max_violation"] <= 1e-6
+    assert 0 < len(res["violations"]) <= 10
+    for v in res["violations"]:
+        assert set(v) == {"term", "phase", "max_violation", "rows"}
+    assert res["nlp"]["variables"] > 0 and res["nlp"]["constraints"] > 0
+    assert res["iterations"] > 0
+    p = res["problem"]  # every default filled in
+    assert [ph["knots"] for ph in p["phases"]] == [8, 3]
+    assert p["constraints"]["friction"] == 0.7 and p["constraints"]["torque_speed"] is True
+    assert p["solver"]["linear_solver"] == "mumps" and p["transcription"] == "trapezoidal"
+    assert set(res["versions"]) == {"gaitopt", "casadi", "pinocchio"}
+
+
+def test_failed_solve_exits_1(tmp_path):
+    out = tmp_path / "failed"
+    proc = gaitopt("solve", HEEL_TOE, "-o", out, "--set", "solver.max_iter=2", "--print-level", "0")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    assert "solve failed" in proc.stderr and "Maximum_Iterations_Exceeded" in proc.stderr
+    res = json.loads((out / "result.json").read_text())  # the last iterate is written
+    assert res["success"] is False and res["status"] == "Maximum_Iterations_Exceeded" and res["iterations"] == 2
+    meta, cols = read_trajectory_csv(out / "trajectory.csv")
+    assert meta["success"] is False and len(cols["time"]) > 2
+
+
+def test_bad_input_exits_2(tmp_path):
+    out = tmp_path / "out"
+    # a missing file
+    assert_bad_input(gaitopt("solve", tmp_path / "nope.yaml", "-o", out), "nope.yaml")
+    # an unknown key in the file: FILE: KEY: ... (allowed: ...)
+    data = yaml.safe_load(STATIC.read_text())
+    data["speeed"] = 0.3
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(data))
+    line = assert_bad_input(gaitopt("solve", bad, "-o", out), f"gaitopt: {bad}: speeed: ", "(allowed: ", "speed")
+    assert line.startswith(f"gaitopt: {bad}: speeed: unknown key")
+    # bad values through --set
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "transcription=euler"),
+                     str(STATIC), "transcription", "hermite_simpson, trapezoidal")
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "gait.phases.0.contacts.left=hop"),
+                     "gait.phases[0].contacts.left", "swing")
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "gait.phases.9.knots=3"), "gait.phases.9.knots")
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "speed"), "--set")
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "cost=fast"), "cost", "joule_loss")
+    # python tags: safe loader
+    bad.write_text(STATIC.read_text().replace("robot: biped7", "robot: !!python/object/apply:os.system ['true']"))
+    assert_bad_input(gaitopt("solve", bad, "-o", out), str(bad))
+    # a mode the robot's feet do not have (found when the robot is known)
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "gait.phases.0.contacts.left=stance"),
+                     "gait.phases[0].contacts.left")
+    assert not out.exists()
+
+
+def test_unknown_robot_names_the_problem_file():
+    """README: `gaitopt: FILE: KEY: what is wrong (allowed: …)` — here FILE is the problem file."""
+    line = assert_bad_input(gaitopt("solve", STATIC, "-o", "unused", "--set", "robot=no_such_robot"),
+                            "robot", "no_such_robot", "biped7")
+    assert line.startswith(f"gaitopt: {STATIC}: robot: "), line
+
+
+def test_usage_errors_exit_2():
+    for args in (["solve", str(STATIC)], ["frobnicate"], [], ["solve", str(STATIC), "-o", "x", "--print-level", "lots"]):
+        proc = gaitopt(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        assert proc.stderr.splitlines()[-1].startswith("gaitopt: error: ")
+
+
+def test_list_and_robot():
+    proc = gaitopt("list")
+    assert proc.returncode == 0, proc.stderr
+    for p in sorted((ROOT / "problems").glob("*.yaml")):
+        line = next((ln for ln in proc.stdout.splitlines() if ln.strip().startswith(p.name)), None)
+        assert line is not None and "(invalid" not in line, (p.name, proc.stdout)
+    assert "biped7" in proc.stdout
+    proc = gaitopt("robot", "biped7")
+    assert proc.returncode == 0, proc.stderr
+    assert "left_knee" in proc.stdout and "torque limit" in proc.stdout
+    assert_bad_input(gaitopt("robot", "no_such_robot"), "no_such_robot")
