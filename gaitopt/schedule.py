@@ -83,6 +83,11 @@ class Schedule:
         before = set(active_points(self.robot, self._prev_modes(p)))
         return tuple(c for c in self.phases[p].active if c not in before)
 
+    def held_over(self, p: int) -> tuple:
+        """Contact points that are active in phase p and were already active just before it."""
+        before = set(active_points(self.robot, self._prev_modes(p)))
+        return tuple(c for c in self.phases[p].active if c in before)
+
     def liftoffs(self, p: int) -> tuple:
         before = active_points(self.robot, self._prev_modes(p))
         return tuple(c for c in before if c not in self.phases[p].active)
@@ -105,9 +110,24 @@ class Schedule:
             out[foot] = done / total
         return out
 
-    def stance_anchor(self, p: int, point: str) -> int:
-        """First optimised phase of the stance run of `point` that contains phase p (no wrap)."""
-        start = p
-        while start > 0 and point in self.phases[start - 1].active:
-            start -= 1
-        return start
+    def anchored(self, p: int) -> tuple:
+        """Contact points whose ground height is imposed at the first knot of phase p.
+
+        A stance run is anchored once, where it starts: at its touchdown (through the cycle
+        wrap, and for a half cycle through the mirror map, since periodicity carries the
+        partner's anchor over). A point that never touches down (always in contact) is
+        anchored at its first active phase. A second anchor on the same run would only ask
+        the velocity-level drift to vanish: a nearly dependent row."""
+        out = list(self.touchdowns(p))
+        if self.cycle == "half":
+            names = [c.name for c in self.robot.contacts]
+            partner = {n: names[int(self.robot.mirror.contact_perm[i])] for i, n in enumerate(names)}
+        else:
+            partner = {}
+        touching = {c for q in range(len(self.phases)) for c in self.touchdowns(q)}
+        for c in self.phases[p].active:
+            never = c not in touching and partner.get(c) not in touching
+            first = next(q for q in range(len(self.phases)) if c in self.phases[q].active)
+            if never and first == p:
+                out.append(c)
+        return tuple(out)

@@ -245,6 +245,44 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         p, dp, ddp = dyn.contact_kinematics(q, v, a)
         return p, dp
 
+    def contact_rows(pos, vel, plan):
+        """Independent rows of 'these contact points are at rest' (velocity (3, nc) world).
+
+        A point whose foot already has a point at rest in `plan` (heel and toe of a flat foot:
+        one rigid body) only adds the components perpendicular to the line joining them: the
+        component along that line is implied, and a dependent row makes the constraint
+        Jacobian rank deficient, which IPOPT answers with huge regularisation and slow,
+        fragile steps."""
+        rows = []
+        for ci, ref in plan:
+            if ref is None:
+                rows.append(vel[comp, ci])
+            elif sagittal:
+                rows.append(vel[2, ci])
+            else:
+                r = pos[:, ci] - pos[:, ref]
+                length = foot_spans[(ci, ref)]
+                rows += [vel[2, ci], (-r[1] * vel[0, ci] + r[0] * vel[1, ci]) / length]
+        return ca.vertcat(*rows) if rows else ca.SX(0, 1)
+
+    def rest_plan(points):
+        """[(contact index, index of the first point at rest on the same foot or None)]."""
+        plan, first = [], {}
+        for cname in points:
+            ci = contact_names.index(cname)
+            foot = robot.contacts[ci].foot
+            plan.append((ci, first.get(foot)))
+            first.setdefault(foot, ci)
+        return plan
+
+    foot_spans = {}
+    for foot in robot.feet.values():
+        pts = [contact_names.index(c) for c in foot.contacts]
+        for i in pts:
+            for j in pts:
+                if i != j:
+                    foot_spans[(i, j)] = float(np.linalg.norm(robot.contacts[i].point - robot.contacts[j].point))
+
     def friction_rows(fvec):
         """Rows (≥ 0) of the unilateral + friction constraint of one force (dim,)."""
         F = ca.SX.zeros(3, 1)
@@ -266,6 +304,10 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
             rows += [mu ** 2 * fn ** 2 - ft1 ** 2 - ft2 ** 2]
         return ca.vertcat(*rows)
 
+    # ---- contact events at the start of each phase
+    impact_at = [bool(sched.touchdowns(p)) and cons.touchdown == "impact" for p in range(len(phases))]
+    held_over = [sched.held_over(p) for p in range(len(phases))]
+
     # ---- path constraints at knots (and midpoints)
     for p, (ps, pv) in enumerate(zip(sched.phases, phases)):
         K = ps.knots
@@ -286,7 +328,13 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
             for d in method.defects(h, pv.q.sym[:, k], pv.v.sym[:, k], pv.a.sym[:, k],
                                     pv.q.sym[:, k + 1], pv.v.sym[:, k + 1], pv.a.sym[:, k + 1], mid):
                 B.con("collocation", ps.name, d)
-        anchors = {c: sched.stance_anchor(p, c) for c in ps.active}
+        anchored = sched.anchored(p)
+        # Points that stay in contact across a junction with continuous velocity were at rest
+        # at the previous phase's last knot, which equals this phase's first: repeating those
+        # rows would only add dependent constraints.
+        continuing = () if impact_at[p] else held_over[p]
+        plan_all = rest_plan(ps.active)
+        plan_first = rest_plan([c for c in ps.active if c not in continuing])
         for (q, v, a, tau, fcol, k) in points:
             F = full_forces(fcol, ps.active)
             tau_full = dyn.inverse_dynamics(q, v, a, F)
@@ -295,14 +343,14 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 Bu[ia] = tau[i]
             B.con("inverse_dynamics", ps.name, tau_full - Bu)
             pos, vel = point_states(q, v, a)
+            # Velocity-level contact at every collocation point plus the ground height where
+            # the stance starts: imposing positions at every knot as well over-constrains
+            # the trapezoid/Simpson integration and stalls IPOPT; the foothold drift this
+            # leaves is O(h²) and is measured by the tests.
+            B.con("contact_velocity", ps.name, contact_rows(pos, vel, plan_first if k == 0 else plan_all))
             for i, cname in enumerate(ps.active):
                 ci = contact_names.index(cname)
-                B.con("contact_velocity", ps.name, vel[comp, ci])
-                # Velocity-level contact at every collocation point plus the ground height where
-                # the stance starts: imposing positions at every knot as well over-constrains
-                # the trapezoid/Simpson integration and stalls IPOPT; the foothold drift this
-                # leaves is O(h²) and is reported by `stance_drift` (see diagnostics).
-                if anchors[cname] == p and k == 0:
+                if cname in anchored and k == 0:
                     B.con("contact_ground", ps.name, pos[2, ci] - tan_slope * pos[0, ci])
                 B.con("friction", ps.name, friction_rows(fcol[dim * i:dim * i + dim]), 0.0, np.inf)
             swing = sched.swing_progress(p, k)
@@ -378,13 +426,9 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
             for i in range(na):
                 B.con("impact_friction", name, friction_rows(lam.sym[dim * i:dim * i + dim]), 0.0, np.inf)
         else:
+            # Continuous velocity; at a soft touchdown the touching points then arrive at rest
+            # through this phase's first-knot contact rows (no separate rows: they would repeat).
             B.con(term, name, cur.v.sym[:, 0] - v_end)
-            if td:  # soft touchdown: the touching points arrive at rest
-                q0 = cur.q.sym[:, 0]
-                _, vel0 = point_states(q0, v_end, ca.SX.zeros(nv))
-                for cname in td:
-                    ci = contact_names.index(cname)
-                    B.con("soft_touchdown", name, vel0[comp, ci])
         for i, cname in enumerate(cur.active):
             if cname in prev_active:
                 j = prev_active.index(cname)
