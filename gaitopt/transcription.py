@@ -188,6 +188,28 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
     part = 0.5 if half else 1.0  # fraction of the cycle that is optimised
     distance = part * stride     # base advance over the optimised part [m]
 
+    def feet_of(active):
+        """foot → indices into `active` of its points in contact (robot.contacts order)."""
+        groups = {}
+        for i, cname in enumerate(active):
+            groups.setdefault(robot.contacts[contact_names.index(cname)].foot, []).append(i)
+        return groups
+
+    def internal_rows(active):
+        """Mask over the force variables (dim·len(active)) fixed at zero: for two points of one
+        flat foot in the sagittal plane, the second point's tangential (x) component. Equal and
+        opposite forces along the sole do no work and change no equation of motion; left free,
+        that internal force is a direction of zero curvature that only the friction barrier
+        bounds, which made IPOPT crawl on fine grids. Friction is imposed on the foot's total
+        force, so no feasible motion is lost. (3-D feet keep both points' full forces: there the
+        sole direction depends on the yaw.)"""
+        mask = np.zeros(dim * len(active), bool)
+        if sagittal:
+            for idx in feet_of(active).values():
+                for i in idx[1:]:
+                    mask[dim * i] = True
+        return mask
+
     # ---- per phase variables
     phases: list[PhaseVars] = []
     for ps, ph in zip(sched.phases, problem.phases):
@@ -199,12 +221,13 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
             blk = B.var(f"T_{ps.name}", (1, 1), ph.duration.min, ph.duration.max)
             glob[f"T_{ps.name}"] = blk
             Tp = blk.sym
-        f_lb = np.full((dim * na, 1), -np.inf)
         qb = B.var(f"q_{ps.name}", (nv, K + 1), q_lb[:, None], q_ub[:, None])
         vb = B.var(f"v_{ps.name}", (nv, K + 1), v_lb[:, None], v_ub[:, None])
         ab = B.var(f"a_{ps.name}", (nv, K + 1))
         ub_ = B.var(f"tau_{ps.name}", (nu, K + 1), -u_lim[:, None], u_lim[:, None])
-        fb = B.var(f"f_{ps.name}", (dim * na, K + 1), f_lb)
+        f_ub = np.where(internal_rows(ps.active), 0.0, np.inf)[:, None]
+        f_lb = np.where(internal_rows(ps.active), 0.0, -np.inf)[:, None]
+        fb = B.var(f"f_{ps.name}", (dim * na, K + 1), f_lb, f_ub)
         for name_, blk in (("joint_limits", qb), ("velocity_limits", vb)):
             B.bound(name_, ps.name, blk.index[nb:, :] if name_ == "joint_limits" else blk.index)
         B.bound("torque_limits", ps.name, ub_.index)
@@ -215,7 +238,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 "v": B.var(f"vm_{ps.name}", (nv, K), v_lb[:, None], v_ub[:, None]),
                 "a": B.var(f"am_{ps.name}", (nv, K)),
                 "tau": B.var(f"taum_{ps.name}", (nu, K), -u_lim[:, None], u_lim[:, None]),
-                "f": B.var(f"fm_{ps.name}", (dim * na, K)),
+                "f": B.var(f"fm_{ps.name}", (dim * na, K), f_lb, f_ub),
             }
             B.bound("torque_limits", ps.name, mid["tau"].index)
         phases.append(PhaseVars(qb, vb, ab, ub_, fb, mid, Tp, ps.active))
@@ -241,10 +264,6 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
             out[contact_names.index(cname)] = vec
         return ca.vertcat(*out)
 
-    def point_states(q, v, a):
-        p, dp, ddp = dyn.contact_kinematics(q, v, a)
-        return p, dp
-
     def contact_rows(pos, vel, plan):
         """Independent rows of 'these contact points are at rest' (velocity (3, nc) world).
 
@@ -265,13 +284,15 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 rows += [vel[2, ci], (-r[1] * vel[0, ci] + r[0] * vel[1, ci]) / length]
         return ca.vertcat(*rows) if rows else ca.SX(0, 1)
 
-    def rest_plan(points):
-        """[(contact index, index of the first point at rest on the same foot or None)]."""
+    def rest_plan(points, only=None):
+        """[(contact index, index of an earlier point of `points` on the same foot, or None)]
+        for the points of `only` (default: all); earlier points count as already at rest."""
         plan, first = [], {}
         for cname in points:
             ci = contact_names.index(cname)
             foot = robot.contacts[ci].foot
-            plan.append((ci, first.get(foot)))
+            if only is None or cname in only:
+                plan.append((ci, first.get(foot)))
             first.setdefault(foot, ci)
         return plan
 
@@ -283,15 +304,22 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 if i != j:
                     foot_spans[(i, j)] = float(np.linalg.norm(robot.contacts[i].point - robot.contacts[j].point))
 
-    def friction_rows(fvec):
-        """Rows (≥ 0) of the unilateral + friction constraint of one force (dim,)."""
-        F = ca.SX.zeros(3, 1)
-        for j, ax in enumerate(comp):
-            F[ax] = fvec[j]
+    def friction_rows(fvecs):
+        """Rows (≥ 0) of one foot's contact forces (each (dim,), world components): every point's
+        normal force is unilateral, and the foot's total force lies in the friction cone (a
+        rigid sole slides as a whole: its static friction limit is μ times the total normal
+        force). For a point foot this is the usual per-point cone."""
+        Fs = []
+        for fvec in fvecs:
+            F = ca.SX.zeros(3, 1)
+            for j, ax in enumerate(comp):
+                F[ax] = fvec[j]
+            Fs.append(F)
+        rows = [ca.dot(ca.DM(normal), F) for F in Fs]
+        F = sum(Fs[1:], Fs[0])
         fn = ca.dot(ca.DM(normal), F)
         ft1 = ca.dot(ca.DM(t1), F)
         mu = cons.friction
-        rows = [fn]
         if cons.cone == "pyramid" or sagittal:
             # inner pyramid in 3-D: |f_t1|, |f_t2| ≤ μ/√2 · f_n keeps |f_t| ≤ μ f_n
             mu_p = mu if sagittal else mu / np.sqrt(2.0)
@@ -334,7 +362,16 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         # rows would only add dependent constraints.
         continuing = () if impact_at[p] else held_over[p]
         plan_all = rest_plan(ps.active)
-        plan_first = rest_plan([c for c in ps.active if c not in continuing])
+        held_first = list(continuing) + [c for c in ps.active if c not in continuing]
+        plan_first = rest_plan(held_first, only=[c for c in ps.active if c not in continuing])
+        # With velocity-level contact the collocation defects only fix a_k + a_k+1 along the
+        # contact directions, so a stance run has a free alternating ("ringing") mode of knot
+        # accelerations and contact forces. New contact forces (a touchdown, or a run that never
+        # starts) open such a mode; the contact acceleration of those points at the first knot
+        # closes it.
+        pinned = [c for c in anchored]
+        held_then_new = [c for c in ps.active if c not in pinned] + pinned
+        plan_pin = rest_plan(held_then_new, only=pinned)
         for (q, v, a, tau, fcol, k) in points:
             F = full_forces(fcol, ps.active)
             tau_full = dyn.inverse_dynamics(q, v, a, F)
@@ -342,7 +379,9 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
             for i, ia in enumerate(act):
                 Bu[ia] = tau[i]
             B.con("inverse_dynamics", ps.name, tau_full - Bu)
-            pos, vel = point_states(q, v, a)
+            pos, vel, acc = dyn.contact_kinematics(q, v, a)
+            if k == 0 and plan_pin:
+                B.con("contact_acceleration", ps.name, contact_rows(pos, acc, plan_pin))
             # Velocity-level contact at every collocation point plus the ground height where
             # the stance starts: imposing positions at every knot as well over-constrains
             # the trapezoid/Simpson integration and stalls IPOPT; the foothold drift this
@@ -352,7 +391,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 ci = contact_names.index(cname)
                 if cname in anchored and k == 0:
                     B.con("contact_ground", ps.name, pos[2, ci] - tan_slope * pos[0, ci])
-                B.con("friction", ps.name, friction_rows(fcol[dim * i:dim * i + dim]), 0.0, np.inf)
+            for idx in feet_of(ps.active).values():
+                B.con("friction", ps.name, friction_rows([fcol[dim * i:dim * i + dim] for i in idx]), 0.0, np.inf)
             swing = sched.swing_progress(p, k)
             for foot, s in swing.items():
                 lift = 16.0 * cons.clearance * s ** 2 * (1 - s) ** 2
@@ -412,7 +452,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         if td and cons.touchdown == "impact":
             # inelastic impact: M (v+ − v−) = Jᵀ Λ over the points in contact after touchdown
             na = len(cur.active)
-            lam = B.var(f"impulse_{name}", (dim * na, 1))
+            mask = internal_rows(cur.active)[:, None]
+            lam = B.var(f"impulse_{name}", (dim * na, 1), np.where(mask, 0.0, -np.inf), np.where(mask, 0.0, np.inf))
             impulses[name] = lam
             q0 = cur.q.sym[:, 0]
             Mq = dyn.mass_matrix(q0)
@@ -423,16 +464,29 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 for j, ax in enumerate(comp):
                     JT += Jfull[3 * ci + ax, :].T * lam.sym[dim * i + j]
             B.con("impact", name, Mq @ (cur.v.sym[:, 0] - v_end) - JT)
-            for i in range(na):
-                B.con("impact_friction", name, friction_rows(lam.sym[dim * i:dim * i + dim]), 0.0, np.inf)
+            for idx in feet_of(cur.active).values():
+                B.con("impact_friction", name, friction_rows([lam.sym[dim * i:dim * i + dim] for i in idx]),
+                      0.0, np.inf)
         else:
             # Continuous velocity; at a soft touchdown the touching points then arrive at rest
             # through this phase's first-knot contact rows (no separate rows: they would repeat).
             B.con(term, name, cur.v.sym[:, 0] - v_end)
-        for i, cname in enumerate(cur.active):
-            if cname in prev_active:
-                j = prev_active.index(cname)
-                B.con(term, name, cur.f.sym[dim * i:dim * i + dim, 0] - f_end[dim * j:dim * j + dim])
+        # Forces of points that stay in contact are continuous. On a sagittal flat foot the split
+        # of the tangential force between its points is arbitrary (internal_rows), so there the
+        # foot's total tangential force is continuous instead: at heel-off the toe takes over
+        # what the foot carried.
+        old_feet = feet_of(prev_active)
+        for foot, idx in feet_of(cur.active).items():
+            held = [i for i in idx if cur.active[i] in prev_active]
+            if not held:
+                continue
+            for i in held:
+                j = prev_active.index(cur.active[i])
+                axes = range(1, dim) if sagittal else range(dim)
+                B.con(term, name, ca.vertcat(*[cur.f.sym[dim * i + a, 0] - f_end[dim * j + a] for a in axes]))
+            if sagittal:
+                B.con(term, name, sum(cur.f.sym[dim * i, 0] for i in held)
+                      - sum(f_end[dim * j] for j in old_feet.get(foot, [])))
 
     # ---- speed
     if problem.speed is not None:
