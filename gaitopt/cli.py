@@ -38,6 +38,9 @@ def _cmd_solve(args) -> int:
         raise
     paths = save(result, args.output)
     print(result.summary())
+    if problem.design:
+        from .codesign import optimal_gears
+        print("optimal gear ratios: " + ", ".join(f"{k} {v:.4g}" for k, v in optimal_gears(result).items()))
     print(f"wrote {paths['trajectory']} and {paths['result']}")
     if not result.success:
         print(f"gaitopt: solve failed: {result.status}: {result.message}", file=sys.stderr)

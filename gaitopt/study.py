@@ -325,6 +325,10 @@ def run_case(case: Case, outdir: str, warm_dir: str | None = None) -> dict:
     except Exception as err:  # noqa: BLE001 — recorded in the table; the study goes on
         row.update(success=False, status="error", message=f"{type(err).__name__}: {err}".replace("\n", " "))
         return row
+    if case.problem.design:  # co-design cases: figures at the optimal gears
+        from .codesign import with_design
+        result = with_design(result)
+        row["gear_ratios"] = json.dumps({j: result.robot.actuators[j].gear_ratio for j in result.robot.actuated})
     save(result, Path(outdir) / "cases" / case.key)
     traj = result.trajectory
     row.update(success=bool(result.success), status=result.status, message=result.message, cost=result.cost,

@@ -1,6 +1,8 @@
 """Studies: grids of problems, results table, resume after a kill, motors, Robot.with_actuators."""
 from __future__ import annotations
 
+import io
+import json
 import os
 import signal
 import subprocess
@@ -162,9 +164,30 @@ def test_a_killed_study_resumes_without_losing_or_redoing_cases(tmp_path):
         assert (out / "cases" / r["case"] / "result.json").stat().st_mtime_ns == stamps[r["case"]]
         assert next(x for x in rows if x["case"] == r["case"])["cost"] == r["cost"]
     assert len(read_results(table)) == 6
-    # a third run has nothing left to do
-    again = run_study(load_study(path), out, executor=None, progress=False)
+    # a third run has nothing left to do, and says so on its progress bar
+    bar = io.StringIO()
+    again = run_study(load_study(path), out, executor=None, progress=bar)
     assert [r["case"] for r in again] == [r["case"] for r in rows]
+    assert bar.getvalue().rstrip().endswith("6/6 cases (0 solved, 0 failed, 6 resumed) 0 s")
+
+
+def test_codesign_case_in_a_study_reports_the_optimal_gears(tmp_path):
+    design = {"gear_ratio": {"all": {"joints": ["left_hip", "right_hip", "left_knee", "right_knee", "left_ankle",
+                                               "right_ankle"], "min": 100, "max": 600, "guess": 300}}}
+    study = study_from_dict({"problem": str(PROBLEM), "scale_knots": 0.5,
+                             "overrides": {**LIMITS_OFF, "design": design}, "parameters": {"speed": [0.8]}}, "inline")
+    (row,) = run_study(study, tmp_path, executor=None, progress=False)
+    assert row["success"]
+    gears = set(json.loads(row["gear_ratios"]).values())
+    assert len(gears) == 1 and 100 < gears.pop() < 600
+    # the figures are those of the designed gear: the current and voltage limits hold at it
+    assert max(row[k] for k in row if k.startswith("peak_voltage")) <= 42.0 * (1 + 1e-6)
+    assert row["joule_loss_per_m"] == pytest.approx(row["cost"], rel=1e-6)
+
+
+def test_bad_executor(tmp_path):
+    with pytest.raises(InputError, match="executor must be"):
+        run_study(load_study(_study_file(tmp_path, {"speed": [0.3]})), tmp_path / "o", executor="threads")
 
 
 def test_cli_sweep_bad_input_exit_code(tmp_path):
