@@ -16,10 +16,11 @@ A study file (YAML, schema in README "Studies and co-design"):
       motor: [re25_20w_42v]                   # motor (all joints) | motor.<joint or group>
       speed: [0.3, 0.4]                       # anything else: a problem key path
 
-OUTDIR/results.csv holds one row per finished case (columns: case, param.<parameter> for
-each parameter, then the figures of `case_metrics` and the solve status) (appended, flushed and synced as each
-case finishes); OUTDIR/cases/<case>/ holds its trajectory.csv and result.json. Running the
-same study into the same OUTDIR again skips the cases that have a row: a killed study resumes.
+OUTDIR/results.csv holds one row per finished case, appended, flushed and synced as each case
+finishes (columns: case, param.<parameter> for each parameter, then the solve status and the
+figures of `case_metrics`); OUTDIR/cases/<case>/ holds its trajectory.csv and result.json;
+OUTDIR/study.json the study as run. Running the same study into the same OUTDIR again skips
+the cases that have a row: a killed study resumes.
 
 Cases run in waves (wave w = the cases whose grid indices add up to w), so every case after
 the first has a neighbour one grid step away that finished before it; it starts from the
@@ -36,7 +37,7 @@ import os
 import sys
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -446,9 +447,14 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
     """
     if not isinstance(study, Study):
         study = load_study(study)
+    if not (executor in ("process", None) or isinstance(executor, Executor) or hasattr(executor, "submit")):
+        raise InputError(f"executor must be 'process', None or a concurrent.futures.Executor, got {executor!r}",
+                         field="executor")
+    cases, robot = build_cases(study)
     outdir = Path(outdir)
     (outdir / "cases").mkdir(parents=True, exist_ok=True)
-    cases, robot = build_cases(study)
+    # what was run, for the record (the table's columns guard against mixing studies)
+    (outdir / "study.json").write_text(json.dumps(asdict(study), indent=2, default=str), encoding="utf-8")
     table = _Table(outdir / "results.csv", _columns(study, robot))
     todo = [c for c in cases if c.key not in table.done]
     stream = None if progress is False else (sys.stderr if progress is True else progress)
@@ -456,15 +462,12 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
     solved = {c.key: c.index for c in cases if c.key in table.done and table.done[c.key]["success"]}
 
     own = None
-    if executor == "process":
+    if isinstance(executor, str):  # "process"
         workers = max_workers or os.cpu_count() or 1
         if workers > 1 and len(todo) > 1:
             own = executor = ProcessPoolExecutor(max_workers=workers)
         else:
             executor = None
-    elif executor is not None and not isinstance(executor, Executor) and not hasattr(executor, "submit"):
-        raise InputError(f"executor must be 'process', None or a concurrent.futures.Executor, got {executor!r}",
-                         field="executor")
 
     def finish(case, row):
         table.append(row)
