@@ -44,10 +44,11 @@ def solve(problem, *, warm_start=None, **kwargs):
     """`gaitopt.solve` for a problem with a design section; the Result's robot has the optimal
     gears (see `with_design`). With `warm_start` (a solved Result, e.g. the best point of a gear
     sweep) each group's guess becomes that result's gear ratio (clipped to the bounds), so the
-    search starts from that gait and gear. Other keyword arguments are those of `gaitopt.solve`."""
+    search starts from that gait and gear; a warm start without a robot (e.g.
+    `gaitopt.study.warm_start_from_csv`) leaves the guesses of the design section. Other keyword arguments are those of `gaitopt.solve`."""
     from .gait import solve as solve_gait
     from .problem import Bounded
-    if warm_start is not None and problem.design:
+    if getattr(warm_start, "robot", None) is not None and problem.design:
         groups = []
         for d in problem.design:
             g = float(np.clip(warm_start.robot.actuators[d.joints[0]].gear_ratio, d.bounds.min, d.bounds.max))
