@@ -1,4 +1,4 @@
-"""Command line: `gaitopt solve`, `gaitopt list`, `gaitopt robot`.
+"""Command line: `gaitopt solve`, `gaitopt list`, `gaitopt robot`, `gaitopt sweep`.
 
 Exit codes (a contract): 0 success, 1 the solve failed (reason printed), 2 bad input (one line
 naming the file and field, no traceback).
@@ -38,6 +38,9 @@ def _cmd_solve(args) -> int:
         raise
     paths = save(result, args.output)
     print(result.summary())
+    if problem.design:
+        from .codesign import optimal_gears
+        print("optimal gear ratios: " + ", ".join(f"{k} {v:.4g}" for k, v in optimal_gears(result).items()))
     print(f"wrote {paths['trajectory']} and {paths['result']}")
     if not result.success:
         print(f"gaitopt: solve failed: {result.status}: {result.message}", file=sys.stderr)
@@ -78,6 +81,15 @@ def _cmd_robot(args) -> int:
     return EXIT_OK
 
 
+def _cmd_sweep(args) -> int:
+    from .study import run_study
+    rows = run_study(args.study, args.output, max_workers=args.max_workers, progress=not args.quiet)
+    failed = [r["case"] for r in rows if not r.get("success")]
+    print(f"wrote {Path(args.output) / 'results.csv'}: {len(rows)} cases, {len(rows) - len(failed)} solved, "
+          f"{len(failed)} failed")
+    return EXIT_FAILED if failed else EXIT_OK
+
+
 def main(argv=None) -> int:
     parser = _Parser(prog="gaitopt", description="optimal periodic gaits for legged robots")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -94,6 +106,13 @@ def main(argv=None) -> int:
     p.add_argument("robot")
     p.add_argument("--base", choices=["sagittal", "3d", "fixed"])
     p.set_defaults(func=_cmd_robot)
+    p = sub.add_parser("sweep", help="run a study (grid of problems); write OUTDIR/results.csv and OUTDIR/cases/")
+    p.add_argument("study", help="study file (YAML)")
+    p.add_argument("-o", "--output", required=True, help="output directory (re-run to resume)")
+    p.add_argument("-j", "--max-workers", type=int, default=None,
+                   help="parallel cases in local processes (default: CPU count; 1 runs in-process)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_sweep)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

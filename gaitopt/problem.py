@@ -87,6 +87,16 @@ class SolverOptions:
 
 
 @dataclass(frozen=True)
+class GearDesign:
+    """A gear ratio that is a decision variable (co-design): one ratio shared by `joints`,
+    within `bounds` (min, max, guess; motor turns per joint turn)."""
+
+    name: str
+    joints: tuple
+    bounds: Bounded
+
+
+@dataclass(frozen=True)
 class Problem:
     """A periodic gait problem with every default filled in.
 
@@ -109,6 +119,7 @@ class Problem:
     name: str = ""
     description: str = ""
     source: str | None = None  # file the problem came from (for messages)
+    design: tuple = ()  # GearDesign items: gear ratios optimised with the gait (co-design)
 
     def replace(self, **changes) -> "Problem":
         """A new problem with some fields changed; `cost` may be a term name or a dict."""
@@ -141,7 +152,7 @@ class Problem:
 # ------------------------------------------------------------------------------- YAML → Problem
 
 PROBLEM_KEYS = ("name", "description", "robot", "gait", "speed", "stride", "terrain", "constraints",
-                "cost", "transcription", "solver")
+                "cost", "transcription", "solver", "design")
 
 
 def _bounded(f: Fields, key: str, *, positive: bool = True) -> Bounded | None:
@@ -158,6 +169,31 @@ def _bounded(f: Fields, key: str, *, positive: bool = True) -> Bounded | None:
             raise f.error(key, f"need min <= guess <= max, got {lo}, {guess}, {hi}")
         return Bounded(lo, hi, guess)
     return Bounded.fixed_at(f.number(key, positive=positive))
+
+
+def _design(f: Fields) -> tuple:
+    """design: {gear_ratio: {GROUP: {joints: [...], min, max, guess}}}; `joints` defaults to
+    [GROUP] (a single joint named by the key). Joint names are checked against the robot when
+    the problem is transcribed."""
+    df = f.mapping("design", {})
+    gf = df.mapping("gear_ratio", {})
+    df.done(["gear_ratio"])
+    out = []
+    for name in gf.data:
+        g = gf.mapping(name)
+        joints = g.sequence("joints", [str(name)])
+        if not joints or not all(isinstance(j, str) for j in joints):
+            raise g.error("joints", f"expected a non-empty list of joint names, got {joints!r}")
+        lo, hi = g.number("min", positive=True), g.number("max", positive=True)
+        guess = g.number("guess", (lo * hi) ** 0.5, positive=True)
+        g.done(["joints", "min", "max", "guess"])
+        if not lo < hi or not lo <= guess <= hi:
+            raise gf.error(str(name), f"need min < max and min <= guess <= max, got {lo}, {guess}, {hi}")
+        out.append(GearDesign(str(name), tuple(joints), Bounded(lo, hi, guess)))
+    taken = [j for d in out for j in d.joints]
+    if len(set(taken)) != len(taken):
+        raise df.error("gear_ratio", f"a joint may be in one group only, got {taken}")
+    return tuple(out)
 
 
 def _phase(f: Fields, i: int, raw: Any) -> Phase:
@@ -253,7 +289,7 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
         slope=slope_deg * 3.141592653589793 / 180.0, constraints=cons, cost=cost,
         transcription=f.string("transcription", "trapezoidal", allowed=TRANSCRIPTIONS),
         solver=solver, name=f.string("name", Path(source).stem), description=f.string("description", ""),
-        source=source,
+        source=source, design=_design(f),
     )
     f.done(PROBLEM_KEYS)
     validate(problem)

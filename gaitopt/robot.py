@@ -12,6 +12,7 @@ The URDF's root link hangs on the last base joint. Locked joints are removed wit
 """
 from __future__ import annotations
 
+import copy
 import site
 import sys
 from dataclasses import dataclass, field
@@ -209,6 +210,24 @@ class Robot:
     def index(self, coordinate: str) -> int:
         """Index of a coordinate (base or joint) in q and v."""
         return self.coordinates.index(coordinate)
+
+    def with_actuators(self, actuators: dict) -> "Robot":
+        """A copy of this robot with some actuators replaced (e.g. another gear or motor).
+
+        actuators: actuated joint name → `Actuator`; joints not listed keep theirs. The
+        Pinocchio model and every other attribute are shared (they are never mutated); the URDF
+        effort and velocity limits are left as they are (switch them off in the problem's
+        constraints when they describe the original actuator).
+        """
+        unknown = [j for j in actuators if j not in self.actuators]
+        if unknown:
+            raise InputError(f"not actuated joints: {unknown}", field="actuators", allowed=self.actuated)
+        bad = [j for j, a in actuators.items() if not isinstance(a, Actuator)]
+        if bad:
+            raise InputError(f"expected gaitopt.robot.Actuator values for {bad}", field="actuators")
+        new = copy.copy(self)
+        new.actuators = {**self.actuators, **actuators}
+        return new
 
     def __repr__(self):
         return (f"Robot({self.name!r}, base={self.base}, nq={self.nq}, mass={self.total_mass:.4f} kg, "

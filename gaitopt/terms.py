@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
+from .actuation import joule_coefficient
 from .dynamics import GRAVITY
 
 
@@ -34,6 +35,7 @@ class CostContext:
     contact_names: list
     slope: float
     slacks: dict = field(default_factory=dict)
+    gears: list | None = None  # gear ratio per actuated joint (number or co-design variable)
 
 
 def collocation_points(ctx: CostContext):
@@ -67,7 +69,8 @@ def power_slacks(ctx: CostContext, key, tau, v):
 def joule_loss(ctx: CostContext):
     """JouleLoss: J = (1/s) ∫ Σ_i R_i (τ_i / (G_i K_i))² dt  [J/m] — copper loss per distance."""
     acts = [ctx.robot.actuators[j] for j in ctx.robot.actuated]
-    c = ca.DM([a.resistance / (a.gear_ratio * a.torque_constant) ** 2 for a in acts])
+    gears = ctx.gears if ctx.gears is not None else [a.gear_ratio for a in acts]
+    c = ca.vertcat(*[joule_coefficient(a, g) for a, g in zip(acts, gears)])
     total = 0
     for _, w, q, v, a, tau, f, key in collocation_points(ctx):
         total += w * ca.dot(c, tau ** 2)

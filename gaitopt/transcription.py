@@ -20,6 +20,7 @@ import numpy as np
 from .collocation import METHODS
 from .dynamics import GRAVITY, SymbolicDynamics
 from .schedule import Schedule
+from . import actuation as A
 from . import terms as T
 
 
@@ -185,6 +186,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         lo, hi = (problem.stride.min, problem.stride.max) if problem.stride else (1e-3, 10.0)
         glob["stride"] = B.var("stride", (1, 1), lo, hi)
         stride = glob["stride"].sym
+    gears = A.gear_ratios(problem, robot, B, glob)  # numbers, or co-design variables
+    u_lim = A.free_torque_bounds(problem, robot, u_lim)
     part = 0.5 if half else 1.0  # fraction of the cycle that is optimised
     distance = part * stride     # base advance over the optimised part [m]
 
@@ -408,9 +411,14 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
             if cons.torque_speed:
                 for i, actr in enumerate(actuators):
                     # motor voltage R·i + K·ω_m within ±V, with i = τ/(η·G·K) and ω_m = G·ω
-                    volt = (actr.resistance * tau[i] / (actr.gear_efficiency * actr.gear_ratio * actr.torque_constant)
-                            + actr.torque_constant * actr.gear_ratio * qd[i])
+                    volt = A.motor_voltage(actr, tau[i], qd[i], gears[i])
                     B.con("torque_speed", ps.name, volt / actr.voltage, -1.0, 1.0)
+            if cons.current_limit:
+                for d in problem.design:
+                    for j in d.joints:
+                        i = robot.actuated.index(j)
+                        B.con("current_limit", ps.name,
+                              A.current_limit_rows(actuators[i], tau[i], gears[i], d.bounds.guess), 0.0, np.inf)
             if cons.power_limit:
                 for i, actr in enumerate(actuators):
                     if np.isfinite(actr.rated_power):
@@ -499,7 +507,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
     # ---- cost
     ctx = T.CostContext(robot=robot, phases=phases, schedule=sched, method=method, distance=distance,
                         duration=sum(p.duration for p in phases), dim=dim, comp=comp, dynamics=dyn,
-                        builder=B, contact_names=contact_names, slope=problem.slope)
+                        builder=B, contact_names=contact_names, slope=problem.slope, gears=gears)
     cost_terms = {}
     for name, weight in problem.cost.items():
         cost_terms[name] = weight * T.COSTS[name](ctx)

@@ -1,0 +1,501 @@
+"""Studies: a grid of gait problems (gear ratios, motors, speed, any problem key) solved case by
+case, each warm-started from a solved neighbour, with a results table written as cases finish.
+
+A study file (YAML, schema in README "Studies and co-design"):
+
+    description: gear ratio of the knees and hips of the heel-toe biped at two speeds
+    problem: ../biped7_heel_toe_walk.yaml     # relative to the study file
+    overrides: {constraints.effort_limits: false}   # every case; problem key paths
+    scale_knots: 0.5                          # optional: every phase's knots × this
+    groups: {knee: [left_knee, right_knee]}   # joint groups for gear_ratio.* / motor.*
+    motors: ../../robots/motors.yaml          # optional catalogue (default robots/motors.yaml)
+    gear_efficiency: 0.7                      # η of the gear when a motor is swapped (default: kept)
+    warm_start: true
+    parameters:                               # the grid is the product of these, in this order
+      gear_ratio.knee: [40, 66, 100]          # gear_ratio (all joints) | gear_ratio.<joint or group>
+      motor: [re25_20w_42v]                   # motor (all joints) | motor.<joint or group>
+      speed: [0.3, 0.4]                       # anything else: a problem key path
+
+OUTDIR/results.csv holds one row per finished case, appended, flushed and synced as each case
+finishes (columns: case, param.<parameter> for each parameter, then the solve status and the
+figures of `case_metrics`); OUTDIR/cases/<case>/ holds its trajectory.csv and result.json;
+OUTDIR/study.json the study as run. Running the same study into the same OUTDIR again skips
+the cases that have a row: a killed study resumes.
+
+Cases run in waves (wave w = the cases whose grid indices add up to w), so every case after
+the first has a neighbour one grid step away that finished before it; it starts from the
+nearest successfully solved case's trajectory.csv (read from disk, so that resumed studies and
+workers on other machines warm-start the same way). This module knows nothing about gaits
+beyond calling `gaitopt.solve` and reading the Result.
+"""
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import os
+import sys
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import InputError
+from .yamlio import Fields, load_yaml
+
+STUDY_KEYS = ("description", "problem", "overrides", "scale_knots", "groups", "motors", "gear_efficiency",
+              "warm_start", "parameters")
+ACTUATOR_PARAMETERS = ("gear_ratio", "motor")
+
+
+@dataclass(frozen=True)
+class Study:
+    """A grid of gait problems.
+
+    problem: path of the base problem file; overrides: problem key path → value for every case;
+    parameters: ordered (key, values) pairs whose product is the grid; groups: name → joints
+    (for gear_ratio.<group> / motor.<group>); motors: catalogue path or None (robots/motors.yaml);
+    gear_efficiency: η used with a swapped motor (None keeps the joint's); scale_knots: knots
+    factor or None; warm_start: start each case from its nearest solved neighbour.
+    """
+
+    problem: str
+    parameters: tuple
+    overrides: dict = field(default_factory=dict)
+    groups: dict = field(default_factory=dict)
+    motors: str | None = None
+    gear_efficiency: float | None = None
+    scale_knots: float | None = None
+    warm_start: bool = True
+    description: str = ""
+    source: str = "<study>"
+
+    def grid(self) -> list:
+        """Cases in grid order: list of (index tuple, {parameter: value})."""
+        keys = [k for k, _ in self.parameters]
+        ranges = [range(len(v)) for _, v in self.parameters]
+        return [(idx, {k: self.parameters[i][1][j] for i, (k, j) in enumerate(zip(keys, idx))})
+                for idx in itertools.product(*ranges)]
+
+
+def study_from_dict(data: dict, source: str = "<study>", base_dir: Path | None = None) -> Study:
+    """Build and check a Study from plain data (as read from YAML); paths relative to base_dir."""
+    f = Fields(data, source)
+    base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
+    problem = str((base_dir / f.string("problem")).resolve())
+    ov = f.mapping("overrides", {})
+    overrides = {str(k): ov.raw(k) for k in ov.data}
+    groups_f = f.mapping("groups", {})
+    groups = {}
+    for g in groups_f.data:
+        joints = groups_f.sequence(g)
+        if not joints or not all(isinstance(j, str) for j in joints):
+            raise groups_f.error(str(g), "expected a non-empty list of joint names")
+        groups[str(g)] = tuple(joints)
+    motors = f.string("motors", None)
+    if motors is not None:
+        motors = str((base_dir / motors).resolve())
+    pf = f.mapping("parameters")
+    params = []
+    for key in pf.data:
+        values = pf.sequence(key)
+        if not values:
+            raise pf.error(str(key), "expected a non-empty list of values")
+        params.append((str(key), tuple(values)))
+    if not params:
+        raise f.error("parameters", "at least one parameter to vary is needed")
+    study = Study(problem=problem, parameters=tuple(params), overrides=overrides, groups=groups, motors=motors,
+                  gear_efficiency=f.number("gear_efficiency", None, positive=True, high=1.0),
+                  scale_knots=f.number("scale_knots", None, positive=True),
+                  warm_start=f.boolean("warm_start", True), description=f.string("description", ""),
+                  source=source)
+    f.done(STUDY_KEYS)
+    return study
+
+
+def load_study(path: str | Path) -> Study:
+    """Read a study file (YAML, safe loader); raise InputError naming the file and key."""
+    path = Path(path)
+    return study_from_dict(load_yaml(path), str(path), path.parent)
+
+
+# ------------------------------------------------------------------------------ cases
+
+@dataclass(frozen=True)
+class Case:
+    """One grid point, ready to solve: `problem` (a Problem) and `actuators` (joint → Actuator
+    replacing the robot's), `key` (a stable name, also its folder) and the parameter `values`."""
+
+    key: str
+    index: tuple
+    values: dict
+    problem: Any
+    actuators: dict
+
+
+def _case_key(values: dict) -> str:
+    def fmt(v):
+        return f"{v:g}" if isinstance(v, float) else str(v)
+    text = "_".join(f"{k}={fmt(v)}" for k, v in values.items())
+    return "".join(c if c.isalnum() or c in "._=-" else "-" for c in text)
+
+
+def _joints_of(study: Study, target: str | None, robot, key: str) -> list:
+    if target is None:
+        return list(robot.actuated)
+    if target in study.groups:
+        joints = list(study.groups[target])
+    elif target in robot.actuated:
+        joints = [target]
+    else:
+        raise InputError("not an actuated joint or a group of `groups`", file=study.source,
+                         field=f"parameters.{key}", allowed=list(study.groups) + list(robot.actuated))
+    bad = [j for j in joints if j not in robot.actuated]
+    if bad:
+        raise InputError(f"not actuated joints: {bad}", file=study.source, field=f"groups.{target}",
+                         allowed=robot.actuated)
+    return joints
+
+
+def build_cases(study: Study) -> tuple[list, object]:
+    """Every case of the study with its Problem and actuators, checked before anything is
+    solved (a bad value raises InputError naming the parameter). Returns (cases, base robot)."""
+    from .gait import robot_of
+    from .motors import load_motors
+    from .problem import load_problem
+
+    base = load_problem(study.problem, dict(study.overrides))
+    robot = robot_of(base)
+    catalogue = None
+    cases = []
+    for idx, values in study.grid():
+        overrides = dict(study.overrides)
+        acts = dict(robot.actuators)
+        changed = set()
+        # motors first, then gears, so that "motor" and "gear_ratio" combine in any order
+        for kind in ("motor", "gear_ratio"):
+            for key, value in values.items():
+                name, _, target = key.partition(".")
+                if name != kind:
+                    continue
+                joints = _joints_of(study, target or None, robot, key)
+                if kind == "motor":
+                    catalogue = catalogue or load_motors(study.motors)
+                    if value not in catalogue:
+                        raise InputError(f"unknown motor {value!r}", file=study.source, field=f"parameters.{key}",
+                                         allowed=list(catalogue))
+                    for j in joints:
+                        eta = study.gear_efficiency or acts[j].gear_efficiency
+                        acts[j] = catalogue[value].actuator(acts[j].gear_ratio, eta)
+                else:
+                    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                        raise InputError(f"a gear ratio must be a positive number, got {value!r}",
+                                         file=study.source, field=f"parameters.{key}")
+                    for j in joints:
+                        acts[j] = acts[j].with_gear(value)
+                changed.update(joints)
+        for key, value in values.items():
+            if key.partition(".")[0] not in ACTUATOR_PARAMETERS:
+                overrides[key] = value
+        try:
+            problem = load_problem(study.problem, overrides)
+        except InputError as err:
+            raise InputError(f"case {values}: {err}", file=study.source, field="parameters") from None
+        if study.scale_knots is not None:
+            problem = problem.scaled_knots(study.scale_knots)
+        cases.append(Case(_case_key(values), idx, values, problem, {j: acts[j] for j in sorted(changed)}))
+    return cases, robot
+
+
+# ------------------------------------------------------------------------------ metrics
+
+def case_metrics(result) -> dict:
+    """Figures of one solved gait over its full cycle (trapezoid over the knots of every phase).
+
+    energy_per_m [J/m]: electrical energy drawn per metre without regeneration,
+    ∫ Σ max(R i² + τ q̇, 0) dt / s with i = τ/(G K); joule_loss_per_m [J/m]: ∫ Σ R i² dt / s;
+    abs_work_per_m [J/m]: ∫ Σ |τ q̇| dt / s; specific_resistance [-]: abs_work_per_m / (m g).
+    Per joint: peak_torque [N·m], peak_speed [rad/s], peak_current [A] = max |τ|/(η G K) (what the
+    current limit bounds), peak_power [W] = max |τ q̇|, peak_voltage [V] = max |R i_η + K G q̇|.
+    """
+    from .dynamics import GRAVITY
+    robot, traj = result.robot, result.trajectory
+    acts = [robot.actuators[j] for j in traj.actuated]
+    R = np.array([a.resistance for a in acts])
+    K = np.array([a.torque_constant for a in acts])
+    G = np.array([a.gear_ratio for a in acts])
+    eta = np.array([a.gear_efficiency for a in acts])
+    act = robot.actuated_index
+    e_el = e_joule = e_abs = 0.0
+    peaks = {k: np.zeros(len(acts)) for k in ("torque", "speed", "current", "power", "voltage")}
+    for p in traj.phases:
+        tau, qd = p.tau, p.v[:, act]
+        joule = R * (tau / (G * K)) ** 2
+        power = tau * qd
+        w = np.zeros(len(p.t))
+        if len(p.t) > 1:
+            h = np.diff(p.t)
+            w[:-1] += h / 2
+            w[1:] += h / 2
+        e_joule += float(w @ joule.sum(axis=1))
+        e_abs += float(w @ np.abs(power).sum(axis=1))
+        e_el += float(w @ np.maximum(joule + power, 0.0).sum(axis=1))
+        i_eta = tau / (eta * G * K)
+        for name, val in (("torque", tau), ("speed", qd), ("current", i_eta), ("power", power),
+                          ("voltage", R * i_eta + K * G * qd)):
+            peaks[name] = np.maximum(peaks[name], np.abs(val).max(axis=0))
+    s = traj.stride
+    row = {"energy_per_m": e_el / s, "joule_loss_per_m": e_joule / s, "abs_work_per_m": e_abs / s,
+           "specific_resistance": e_abs / (robot.total_mass * GRAVITY * s)}
+    for name, val in peaks.items():
+        for j, x in zip(traj.actuated, val):
+            row[f"peak_{name}.{j}"] = float(x)
+    return row
+
+
+def _columns(study: Study, robot) -> list:
+    cols = ["case"] + [f"param.{k}" for k, _ in study.parameters]
+    cols += ["success", "status", "cost", "iterations", "solve_time_s", "max_violation", "stride", "period",
+             "speed", "energy_per_m", "joule_loss_per_m", "abs_work_per_m", "specific_resistance"]
+    for name in ("torque", "speed", "current", "power", "voltage"):
+        cols += [f"peak_{name}.{j}" for j in robot.actuated]
+    return cols + ["gear_ratios", "warm_from", "message"]
+
+
+# ------------------------------------------------------------------------------ one case
+
+def warm_start_from_csv(path: str | Path):
+    """A warm-start source (has .trajectory and .impulses, as `gaitopt.solve` reads them) from a
+    saved trajectory.csv: knot values per phase, trapezoidal interpolation, no impulses."""
+    from .export import read_trajectory_csv
+    from .trajectory import PhaseTrajectory, Trajectory
+
+    meta, data = read_trajectory_csv(path)
+    names = list(data)
+    coords = [c[2:] for c in names if c.startswith("q.")]
+    actuated = [c[4:] for c in names if c.startswith("tau.")]
+    contacts = list(dict.fromkeys(c[2:].rsplit(".", 1)[0] for c in names if c.startswith("f.")))
+    n = len(data["time"]) - 1  # the last row is the next cycle's first knot
+    phase = data["phase"][:n]
+    stack = {k: np.column_stack([data[f"{k}.{c}"][:n] for c in coords]) for k in ("q", "v", "a")}
+    tau = np.column_stack([data[f"tau.{j}"][:n] for j in actuated])
+    f = np.stack([np.column_stack([data[f"f.{c}.{ax}"][:n] for ax in "xyz"]) for c in contacts], axis=1)
+    phases, start = [], 0
+    for i in range(1, n + 1):
+        if i == n or phase[i] != phase[start]:
+            sl = slice(start, i)
+            phases.append(PhaseTrajectory(str(phase[start]), data["time"][sl], stack["q"][sl], stack["v"][sl],
+                                          stack["a"][sl], tau[sl], f[sl], {}))
+            start = i
+    stride, period = float(meta["stride"]), float(meta["period"])
+    shift = np.zeros(len(coords))
+    if "base_x" in coords:
+        shift[coords.index("base_x")] = stride
+    if "base_z" in coords:
+        shift[coords.index("base_z")] = stride * np.tan(float(meta.get("slope_rad", 0.0)))
+    traj = Trajectory(tuple(phases), tuple(coords), tuple(actuated), tuple(contacts), stride, period,
+                      "trapezoidal", shift)
+    return _WarmStart(traj, {})
+
+
+@dataclass
+class _WarmStart:
+    trajectory: Any
+    impulses: dict
+
+
+def run_case(case: Case, outdir: str, warm_dir: str | None = None) -> dict:
+    """Solve one case, save OUTDIR/cases/<key>/, and return its results-table row.
+
+    Runs in a worker process (arguments and return value are plain picklable data). An
+    unexpected exception in the solve is recorded as a failed row, so one case cannot stop a study."""
+    from .export import save
+    from .gait import robot_of, solve
+
+    robot = robot_of(case.problem)
+    if case.actuators:
+        robot = robot.with_actuators(case.actuators)
+    warm = warm_start_from_csv(Path(warm_dir) / "trajectory.csv") if warm_dir else None
+    row = {"case": case.key, **{f"param.{k}": v for k, v in case.values.items()}, "warm_from": Path(warm_dir).name if warm_dir else "",
+           "gear_ratios": json.dumps({j: robot.actuators[j].gear_ratio for j in robot.actuated})}
+    try:
+        result = solve(case.problem, robot=robot, warm_start=warm, print_level=0)
+    except Exception as err:  # noqa: BLE001 — recorded in the table; the study goes on
+        row.update(success=False, status="error", message=f"{type(err).__name__}: {err}".replace("\n", " "))
+        return row
+    if case.problem.design:  # co-design cases: figures at the optimal gears
+        from .codesign import with_design
+        result = with_design(result)
+        row["gear_ratios"] = json.dumps({j: result.robot.actuators[j].gear_ratio for j in result.robot.actuated})
+    save(result, Path(outdir) / "cases" / case.key)
+    traj = result.trajectory
+    row.update(success=bool(result.success), status=result.status, message=result.message, cost=result.cost,
+               iterations=result.stats["iterations"], solve_time_s=result.stats["solve_time_s"],
+               max_violation=result.max_violation, stride=traj.stride, period=traj.period,
+               speed=traj.stride / traj.period, **case_metrics(result))
+    return row
+
+
+# ------------------------------------------------------------------------------ table
+
+def read_results(path: str | Path) -> list:
+    """Rows of a results.csv as dicts (numbers parsed, success as bool); incomplete rows (a
+    study killed while writing) are left out."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    if not rows:
+        return []
+    header, out = rows[0], []
+    for r in rows[1:]:
+        if len(r) != len(header) or not r[0]:
+            continue
+        row = {}
+        for k, v in zip(header, r):
+            if k == "success":
+                row[k] = v == "True"
+            else:
+                try:
+                    row[k] = float(v) if k not in ("case", "status", "message", "warm_from", "gear_ratios") else v
+                except ValueError:
+                    row[k] = v
+        out.append(row)
+    return out
+
+
+class _Table:
+    """results.csv, appended row by row with flush + fsync (a killed study keeps every row)."""
+
+    def __init__(self, path: Path, columns: list):
+        self.path, self.columns = path, columns
+        done = read_results(path)
+        if done and list(done[0]) != columns:
+            raise InputError(f"{path} was written by a different study (other columns); use another OUTDIR",
+                             field="-o")
+        # rewrite the complete rows only: a row cut short by a kill would swallow the next one
+        tmp = path.with_suffix(".csv.tmp")
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, columns)
+            w.writeheader()
+            for row in done:
+                w.writerow(row)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        self.done = {r["case"]: r for r in done}
+
+    def append(self, row: dict) -> None:
+        with open(self.path, "a", newline="", encoding="utf-8") as fh:
+            csv.DictWriter(fh, self.columns, extrasaction="ignore").writerow(row)
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.done[row["case"]] = row
+
+
+class _Progress:
+    """A one-line text progress bar on a stream (stderr by default)."""
+
+    def __init__(self, total: int, done: int, stream=None, width: int = 30):
+        self.total, self.done, self.ok, self.failed = total, done, 0, 0
+        self.resumed = done
+        self.stream = stream if stream is not None else sys.stderr
+        self.width, self.t0 = width, time.perf_counter()
+        self.show()
+
+    def update(self, success: bool) -> None:
+        self.done += 1
+        self.ok += bool(success)
+        self.failed += not success
+        self.show()
+
+    def show(self) -> None:
+        n = int(self.width * self.done / max(self.total, 1))
+        self.stream.write(f"\r[{'#' * n}{'.' * (self.width - n)}] {self.done}/{self.total} cases "
+                          f"({self.ok} solved, {self.failed} failed, {self.resumed} resumed) "
+                          f"{time.perf_counter() - self.t0:.0f} s")
+        if self.done >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+# ------------------------------------------------------------------------------ run
+
+def _nearest(index: tuple, solved: dict) -> str | None:
+    """Key of the solved case nearest to `index` in grid steps (ties: the earlier in grid order)."""
+    best = None
+    for key, idx in solved.items():
+        d = sum(abs(a - b) for a, b in zip(index, idx))
+        if best is None or d < best[0]:
+            best = (d, key)
+    return best[1] if best else None
+
+
+def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Executor | str | None = "process",
+              max_workers: int | None = None, progress: bool | Any = True,
+              on_row: Callable[[dict], None] | None = None) -> list:
+    """Solve every case of a study not yet in OUTDIR/results.csv; return all rows in grid order.
+
+    executor: "process" (default: a local ProcessPoolExecutor with max_workers, in-process when
+    max_workers is 1), None (in-process), or any concurrent.futures.Executor (e.g. a Dask
+    `client.get_executor()`; workers must see OUTDIR). progress: True (bar on stderr), False, or
+    a text stream. on_row: called with each finished row (in the calling process).
+    """
+    if not isinstance(study, Study):
+        study = load_study(study)
+    if not (executor in ("process", None) or isinstance(executor, Executor) or hasattr(executor, "submit")):
+        raise InputError(f"executor must be 'process', None or a concurrent.futures.Executor, got {executor!r}",
+                         field="executor")
+    cases, robot = build_cases(study)
+    outdir = Path(outdir)
+    (outdir / "cases").mkdir(parents=True, exist_ok=True)
+    # what was run, for the record (the table's columns guard against mixing studies)
+    (outdir / "study.json").write_text(json.dumps(asdict(study), indent=2, default=str), encoding="utf-8")
+    table = _Table(outdir / "results.csv", _columns(study, robot))
+    todo = [c for c in cases if c.key not in table.done]
+    stream = None if progress is False else (sys.stderr if progress is True else progress)
+    bar = _Progress(len(cases), len(cases) - len(todo), stream) if stream is not None else None
+    solved = {c.key: c.index for c in cases if c.key in table.done and table.done[c.key]["success"]}
+
+    own = None
+    if isinstance(executor, str):  # "process"
+        workers = max_workers or os.cpu_count() or 1
+        if workers > 1 and len(todo) > 1:
+            own = executor = ProcessPoolExecutor(max_workers=workers)
+        else:
+            executor = None
+
+    def finish(case, row):
+        table.append(row)
+        if row.get("success"):
+            solved[case.key] = case.index
+        if bar:
+            bar.update(bool(row.get("success")))
+        if on_row:
+            on_row(row)
+
+    def warm_dir(case):
+        near = _nearest(case.index, solved) if study.warm_start else None
+        return str(outdir / "cases" / near) if near else None
+
+    try:
+        waves = sorted({sum(c.index) for c in todo})
+        for w in waves:
+            wave = [c for c in todo if sum(c.index) == w]
+            if executor is None:
+                # in-process, a case may also start from one solved earlier in its own wave
+                for case in wave:
+                    finish(case, run_case(case, str(outdir), warm_dir(case)))
+            else:
+                futures = {executor.submit(run_case, case, str(outdir), warm_dir(case)): case for case in wave}
+                for fut in as_completed(futures):
+                    finish(futures[fut], fut.result())
+    finally:
+        if own is not None:
+            own.shutdown(cancel_futures=True)
+    by_key = table.done
+    return [by_key[c.key] for c in cases if c.key in by_key]

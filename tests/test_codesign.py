@@ -1,0 +1,94 @@
+"""Gear-ratio co-design: gear ratios as NLP variables, checked against a fixed-gear grid."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import gaitopt as go
+from gaitopt import codesign
+from gaitopt.errors import InputError
+from gaitopt.study import case_metrics
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBLEM = ROOT / "problems" / "biped7_heel_toe_walk.yaml"
+JOINTS = ["left_hip", "right_hip", "left_knee", "right_knee", "left_ankle", "right_ankle"]
+# fast enough that the motor's torque-speed line bounds the gear from above
+BASE = {"speed": 0.8, "constraints.effort_limits": False, "constraints.velocity_limits": False}
+GRID = (150.0, 300.0, 450.0, 600.0)  # 450 and 600 are infeasible at 0.8 m/s
+
+
+def _problem(design=None):
+    ov = dict(BASE)
+    if design is not None:
+        ov["design"] = {"gear_ratio": design}
+    return go.load_problem(PROBLEM, ov).scaled_knots(0.5)
+
+
+@pytest.fixture(scope="module")
+def grid():
+    """The same gear on every joint, solved on a grid (each from the previous one)."""
+    robot = go.load_robot("biped7")
+    out, prev = {}, None
+    for G in GRID:
+        r = go.solve(_problem(), robot=robot.with_actuators({j: robot.actuators[j].with_gear(G) for j in JOINTS}),
+                     warm_start=prev, print_level=0)
+        out[G] = r
+        prev = r if r.success else prev
+    return out
+
+
+@pytest.fixture(scope="module")
+def designed(grid):
+    best = min((r for r in grid.values() if r.success), key=lambda r: r.cost)
+    design = {"all": {"joints": JOINTS, "min": GRID[0], "max": GRID[-1]}}
+    return best, codesign.solve(_problem(design), warm_start=best, print_level=0)
+
+
+def test_codesign_optimum_is_no_worse_than_the_best_grid_point(designed):
+    best, result = designed
+    assert result.success, result.message
+    assert result.cost <= best.cost * (1 + 1e-6)
+    G = codesign.optimal_gears(result)["all"]
+    assert GRID[0] * (1 - 1e-6) <= G <= GRID[-1] * (1 + 1e-6)
+
+
+def test_codesign_gait_respects_the_motor_at_the_optimal_gear(designed):
+    _, result = designed
+    G = codesign.optimal_gears(result)["all"]
+    assert all(result.robot.actuators[j].gear_ratio == pytest.approx(G) for j in JOINTS)
+    m = case_metrics(result)  # numeric formulas of gaitopt.robot.Actuator at the optimal gear
+    a = result.robot.actuators["left_knee"]
+    assert max(m[f"peak_current.{j}"] for j in JOINTS) <= a.current_limit * (1 + 1e-6)
+    assert max(m[f"peak_voltage.{j}"] for j in JOINTS) <= a.voltage * (1 + 1e-6)
+    # the Joule loss the NLP minimised through the symbolic gear is the numeric one at G
+    assert m["joule_loss_per_m"] == pytest.approx(result.cost, rel=1e-6)
+    assert result.max_violation < 1e-6
+
+
+def test_fixed_gear_solve_at_the_optimum_reproduces_it(designed):
+    """Fixing the gear at the co-design optimum and warm-starting from its gait gives the same cost."""
+    _, result = designed
+    again = go.solve(_problem(), robot=result.robot, warm_start=result, print_level=0)
+    assert again.success
+    assert again.cost == pytest.approx(result.cost, rel=1e-3)
+
+
+@pytest.mark.parametrize("design, match", [
+    ({"hip": {"joints": ["left_hip"], "min": 10, "max": 100}}, "mirror partners in one group: add 'right_hip'"),
+    ({"elbow": {"min": 10, "max": 100}}, "'elbow' is not an actuated joint"),
+])
+def test_bad_design_at_transcription(design, match):
+    with pytest.raises(InputError, match=match):
+        go.solve(_problem(design), print_level=0)
+
+
+@pytest.mark.parametrize("design, match", [
+    ({"knee": {"joints": ["left_knee"], "min": 100, "max": 10}}, "need min < max"),
+    ({"knee": {"joints": ["left_knee"], "min": 10, "max": 100, "step": 1}}, r"design\.gear_ratio\.knee\.step: unknown key"),
+    ({"a": {"joints": ["left_knee"], "min": 1, "max": 9}, "b": {"joints": ["left_knee"], "min": 1, "max": 9}},
+     "one group only"),
+])
+def test_bad_design_section(design, match):
+    with pytest.raises(InputError, match=match):
+        _problem(design)

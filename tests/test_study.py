@@ -1,0 +1,206 @@
+"""Studies: grids of problems, results table, resume after a kill, motors, Robot.with_actuators."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import gaitopt as go
+from gaitopt.errors import InputError
+from gaitopt.motors import load_motors
+from gaitopt.study import case_metrics, load_study, read_results, run_study, study_from_dict
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBLEM = ROOT / "problems" / "biped7_heel_toe_walk.yaml"
+LIMITS_OFF = {"constraints.effort_limits": False, "constraints.velocity_limits": False}
+
+
+def _study_file(tmp_path, parameters, **extra) -> Path:
+    data = {"problem": str(PROBLEM), "overrides": LIMITS_OFF, "scale_knots": 0.5, "parameters": parameters, **extra}
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def test_with_actuators_replaces_only_the_named_joints():
+    robot = go.load_robot("biped7")
+    new = robot.with_actuators({"left_knee": robot.actuators["left_knee"].with_gear(100.0)})
+    assert new.actuators["left_knee"].gear_ratio == 100.0
+    assert new.actuators["right_knee"].gear_ratio == robot.actuators["right_knee"].gear_ratio
+    assert robot.actuators["left_knee"].gear_ratio == 66.0  # the original is untouched
+    assert new.model is robot.model
+    with pytest.raises(InputError, match="not actuated"):
+        robot.with_actuators({"base_x": robot.actuators["left_knee"]})
+
+
+def test_motor_catalogue_has_sources_and_the_20w_42v_motor():
+    motors = load_motors()
+    assert all(m.source.strip() for m in motors.values())
+    assert any(m.rated_power == 20.0 and m.voltage == 42.0 for m in motors.values())
+    # the 20 W / 42 V entry with a 66:1 gear is biped7's actuator
+    act = motors["re25_20w_42v"].actuator(66.0, 0.7)
+    ref = go.load_robot("biped7").actuators["left_knee"]
+    assert act.torque_limit == pytest.approx(ref.torque_limit)
+    assert act.stall_torque == pytest.approx(ref.stall_torque)
+
+
+def test_bad_motor_catalogue(tmp_path):
+    path = tmp_path / "motors.yaml"
+    path.write_text("motors:\n  m1: {motor: x, resistance: 1, torque_constant: 0.1, voltage: 12, "
+                    "current_limit: 1, rated_power: 5, rotor_inertia: 0, source: s, colour: red}\n")
+    with pytest.raises(InputError, match=r"motors\.yaml: motors\.m1\.colour: unknown key"):
+        load_motors(path)
+
+
+@pytest.mark.parametrize("parameters, extra, match", [
+    ({"gear_ratio.elbow": [50]}, {}, r"parameters\.gear_ratio\.elbow: not an actuated joint"),
+    ({"motor": ["no_such_motor"]}, {}, r"unknown motor 'no_such_motor' \(allowed: re25"),
+    ({"gear_ratio": [-3]}, {}, "gear ratio must be a positive number"),
+    ({"speed": [-1.0]}, {}, r"case \{'speed': -1.0\}"),
+    ({"speed": [0.3]}, {"colour": "red"}, r"study\.yaml: colour: unknown key"),
+    ({}, {}, "at least one parameter"),
+])
+def test_bad_study_file(tmp_path, parameters, extra, match):
+    from gaitopt.study import build_cases
+    with pytest.raises(InputError, match=match):
+        build_cases(load_study(_study_file(tmp_path, parameters, **extra)))
+
+
+def test_grid_applies_motors_then_gears_per_group(tmp_path):
+    from gaitopt.study import build_cases
+    study = load_study(_study_file(tmp_path, {"motor.knee": ["re30_60w_48v"], "gear_ratio.knee": [100, 150],
+                                              "speed": [0.3]}, groups={"knee": ["left_knee", "right_knee"]},
+                                   gear_efficiency=0.8))
+    cases, robot = build_cases(study)
+    assert [c.values["gear_ratio.knee"] for c in cases] == [100, 150]
+    act = cases[1].actuators["right_knee"]
+    assert (act.gear_ratio, act.gear_efficiency, act.torque_constant) == (150.0, 0.8, 0.0538)
+    assert set(cases[1].actuators) == {"left_knee", "right_knee"}
+    assert cases[0].problem.speed.min == 0.3
+    assert len({c.key for c in cases}) == len(cases)
+
+
+@pytest.fixture(scope="module")
+def serial_study(tmp_path_factory):
+    out = tmp_path_factory.mktemp("serial")
+    study = study_from_dict({"problem": str(PROBLEM), "overrides": LIMITS_OFF, "scale_knots": 0.5,
+                             "parameters": {"gear_ratio": [66, 100], "speed": [0.3, 0.4]}}, "inline")
+    rows = run_study(study, out, executor=None, progress=False)
+    return study, out, rows
+
+
+def test_study_rows_and_warm_starts(serial_study):
+    study, out, rows = serial_study
+    assert len(rows) == 4 and all(r["success"] for r in rows)
+    assert rows[0]["warm_from"] == ""                      # the first case starts cold
+    assert all(r["warm_from"] for r in rows[1:])          # every other one from a solved neighbour
+    for r in rows:
+        assert (out / "cases" / r["case"] / "trajectory.csv").is_file()
+        assert r["speed"] == pytest.approx(r["param.speed"], rel=1e-6)
+        assert r["max_violation"] < 1e-6
+    # the cost is the Joule loss per metre, which the table recomputes from the knots
+    for r in rows:
+        assert r["joule_loss_per_m"] == pytest.approx(r["cost"], rel=1e-6)
+        assert r["energy_per_m"] >= r["joule_loss_per_m"] - 1e-9  # electrical ≥ copper loss (no regeneration)
+
+
+def test_case_metrics_respect_the_motor_limits(serial_study):
+    study, out, rows = serial_study
+    robot = go.load_robot("biped7")
+    for r in rows:
+        G = r["param.gear_ratio"]
+        for j in robot.actuated:
+            a = robot.actuators[j].with_gear(G)
+            assert r[f"peak_current.{j}"] <= a.current_limit * (1 + 1e-6)
+            assert r[f"peak_voltage.{j}"] <= a.voltage * (1 + 1e-6)
+            assert r[f"peak_torque.{j}"] == pytest.approx(r[f"peak_current.{j}"] * a.gear_efficiency * G
+                                                          * a.torque_constant, rel=1e-9)
+
+
+def test_case_metrics_match_a_direct_computation():
+    problem = go.load_problem(PROBLEM, LIMITS_OFF).scaled_knots(0.5).replace(cost="specific_resistance")
+    result = go.solve(problem, print_level=0)
+    assert result.success
+    m = case_metrics(result)
+    # specific resistance as the cost term computes it (slack-split |τ q̇|) equals the table's
+    assert m["specific_resistance"] == pytest.approx(result.cost, rel=1e-5)
+    kn = result.trajectory.knots()
+    assert max(m[f"peak_torque.{j}"] for j in result.robot.actuated) == pytest.approx(np.abs(kn["tau"]).max())
+
+
+def test_a_killed_study_resumes_without_losing_or_redoing_cases(tmp_path):
+    path = _study_file(tmp_path, {"gear_ratio": [50, 66, 100], "speed": [0.3, 0.4]})
+    out = tmp_path / "out"
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "gaitopt.cli", "sweep", str(path), "-o", str(out), "-j", "1"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    table = out / "results.csv"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(read_results(table)) < 2 and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = read_results(table)
+    assert 2 <= len(before) < 6, "the study should have been killed mid-way"
+    # a row cut short by the kill must not corrupt the table
+    with open(table, "a", encoding="utf-8") as fh:
+        fh.write("gear_ratio=100_speed=0.4,100,0.4,Tr")  # no newline: as a kill leaves it
+    stamps = {r["case"]: (out / "cases" / r["case"] / "result.json").stat().st_mtime_ns for r in before}
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        rows = run_study(load_study(path), out, executor=pool, progress=False)
+    assert len(rows) == 6 and len({r["case"] for r in rows}) == 6
+    assert all(r["success"] for r in rows)
+    for r in before:  # finished cases kept, not solved again
+        assert (out / "cases" / r["case"] / "result.json").stat().st_mtime_ns == stamps[r["case"]]
+        assert next(x for x in rows if x["case"] == r["case"])["cost"] == r["cost"]
+    assert len(read_results(table)) == 6
+    # a third run has nothing left to do, and says so on its progress bar
+    bar = io.StringIO()
+    again = run_study(load_study(path), out, executor=None, progress=bar)
+    assert [r["case"] for r in again] == [r["case"] for r in rows]
+    assert bar.getvalue().rstrip().endswith("6/6 cases (0 solved, 0 failed, 6 resumed) 0 s")
+
+
+def test_codesign_case_in_a_study_reports_the_optimal_gears(tmp_path):
+    design = {"gear_ratio": {"all": {"joints": ["left_hip", "right_hip", "left_knee", "right_knee", "left_ankle",
+                                               "right_ankle"], "min": 100, "max": 600, "guess": 300}}}
+    study = study_from_dict({"problem": str(PROBLEM), "scale_knots": 0.5,
+                             "overrides": {**LIMITS_OFF, "design": design}, "parameters": {"speed": [0.8]}}, "inline")
+    (row,) = run_study(study, tmp_path, executor=None, progress=False)
+    assert row["success"]
+    gears = set(json.loads(row["gear_ratios"]).values())
+    assert len(gears) == 1 and 100 < gears.pop() < 600
+    # the figures are those of the designed gear: the current and voltage limits hold at it
+    assert max(row[k] for k in row if k.startswith("peak_voltage")) <= 42.0 * (1 + 1e-6)
+    assert row["joule_loss_per_m"] == pytest.approx(row["cost"], rel=1e-6)
+
+
+def test_bad_executor(tmp_path):
+    with pytest.raises(InputError, match="executor must be"):
+        run_study(load_study(_study_file(tmp_path, {"speed": [0.3]})), tmp_path / "o", executor="threads")
+
+
+def test_cli_sweep_bad_input_exit_code(tmp_path):
+    from gaitopt.cli import main
+    path = _study_file(tmp_path, {"motor": ["nope"]})
+    assert main(["sweep", str(path), "-o", str(tmp_path / "o")]) == 2
+    assert main(["sweep", str(tmp_path / "missing.yaml"), "-o", str(tmp_path / "o")]) == 2
+
+
+def test_shipped_study_files_load():
+    from gaitopt.study import build_cases
+    files = sorted((ROOT / "problems" / "studies").glob("*.yaml"))
+    assert files
+    for f in files:
+        cases, _ = build_cases(load_study(f))
+        assert cases
