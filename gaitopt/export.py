@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import warnings
+import zipfile
 from pathlib import Path
 
 import casadi
@@ -74,9 +75,8 @@ def write_trajectory_csv(result, path: str | Path) -> Path:
     return path
 
 
-def _read_commented_csv(path: str | Path, is_text) -> tuple[dict, dict]:
-    """`# key: value` comment lines (JSON values where they parse), one header row, rows.
-    Returns (header dict, column name → array); columns for which is_text(name) stay strings."""
+def _read_comments(path: str | Path) -> tuple[dict, list]:
+    """`# key: value` comment lines (JSON values where they parse) → dict; the other lines."""
     meta, lines = {}, []
     with open(path, encoding="utf-8") as fh:
         for line in fh:
@@ -88,6 +88,13 @@ def _read_commented_csv(path: str | Path, is_text) -> tuple[dict, dict]:
                     meta[key] = val
             else:
                 lines.append(line)
+    return meta, lines
+
+
+def _read_commented_csv(path: str | Path, is_text) -> tuple[dict, dict]:
+    """Comment lines, one header row, rows. Returns (header dict, column name → array);
+    columns for which is_text(name) stay strings."""
+    meta, lines = _read_comments(path)
     rows = list(csv.reader(lines))
     names, body = rows[0], rows[1:]
     data = {}
@@ -235,14 +242,14 @@ def load_result(result_dir: str | Path):
     knots, table = d / KNOTS_FILE, d / "trajectory.csv"
     try:
         if knots.is_file():
-            with np.load(knots, allow_pickle=False) as data:
+            with open(knots, "rb") as fh, np.load(fh, allow_pickle=False) as data:
                 traj = Trajectory.from_arrays(data)
             source = knots
         elif table.is_file():
             traj, source = _trajectory_from_csv(table, problem, robot), table
         else:
             raise InputError(f"neither {KNOTS_FILE} nor trajectory.csv is here", file=str(d))
-    except (KeyError, ValueError, IndexError, OSError) as err:
+    except (KeyError, ValueError, IndexError, OSError, EOFError, zipfile.BadZipFile) as err:
         if isinstance(err, InputError):
             raise
         raise InputError(f"cannot read the trajectory ({type(err).__name__}: {err})",
@@ -358,8 +365,10 @@ def write_full_csv(result, path: str | Path, rate_hz: float = DEFAULT_RATE_HZ, c
 
 def write_motor_table(result, path: str | Path, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1,
                       degrees: bool = False) -> Path:
-    """The motor table: one row per sample (every 1/rate s), one column per actuated joint,
-    positions only, in rad or, with degrees=True, in degrees (prismatic joints stay in m)."""
+    """The motor table: comment lines (`# key: value`; the last, `# joints: [...]`, names the
+    columns), then one row per sample (every 1/rate s) and one column per actuated joint,
+    positions only, in rad or, with degrees=True, in degrees (prismatic joints stay in m).
+    `numpy.loadtxt(path, delimiter=",")` reads the numbers as they are."""
     path = Path(path)
     robot = result.robot
     tb = sample_table(result, rate_hz, cycles)
@@ -370,13 +379,12 @@ def write_motor_table(result, path: str | Path, rate_hz: float = DEFAULT_RATE_HZ
     units = {j: ("deg" if degrees else "rad") if r else "m" for j, r in zip(robot.actuated, revolute)}
     meta = {"format": MOTORS_FORMAT, "robot": robot.name, "rate_hz": float(rate_hz), "cycles": int(cycles),
             "rows": len(pos), "period": result.trajectory.period, "stride": result.trajectory.stride,
-            "unit": "deg" if degrees else "rad", "units": units, "joints": list(robot.actuated),
             "transcription": result.problem.transcription, "success": bool(result.success),
-            "versions": header(result)["versions"]}
+            "versions": header(result)["versions"], "unit": "deg" if degrees else "rad", "units": units,
+            "joints": list(robot.actuated)}
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        _write_comments(fh, meta)
+        _write_comments(fh, meta)  # the last comment line names the columns: `# joints: [...]`
         w = csv.writer(fh)
-        w.writerow(list(robot.actuated))
         for row in pos:
             w.writerow([repr(float(x)) for x in row])
     return path
@@ -414,11 +422,12 @@ def read_export(path: str | Path) -> tuple[dict, dict]:
         for k in ("coordinates", "actuated", "contact_names", "feet"):
             data[k] = [str(x) for x in data[k]]
         return meta, data
-    meta, cols = _read_commented_csv(path, lambda name: name == "phase" or name.startswith("mode."))
+    meta, lines = _read_comments(path)
     if meta.get("format") == MOTORS_FORMAT:
         joints = list(meta["joints"])
-        pos = np.column_stack([cols[j] for j in joints]) if cols.get(joints[0]) is not None else np.zeros((0, 0))
+        pos = np.array([[float(x) for x in row] for row in csv.reader(lines) if row]).reshape(-1, len(joints))
         return meta, {"time": np.arange(len(pos)) / float(meta["rate_hz"]), "positions": pos, "joints": joints}
+    meta, cols = _read_commented_csv(path, lambda name: name == "phase" or name.startswith("mode."))
     if meta.get("format") != SAMPLES_FORMAT:
         raise InputError(f"not a gaitopt export (format {meta.get('format')!r})", file=str(path), field="format",
                          allowed=[SAMPLES_FORMAT, MOTORS_FORMAT])

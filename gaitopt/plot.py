@@ -270,7 +270,7 @@ def stick_figures(result, n: int = 8) -> Figure:
     xs = []
     for k in range(n):
         e = poses.evaluate(s["q"][k])
-        pts = np.vstack([e["joints"], e["contacts"]])
+        pts = np.vstack([e["joints"], e["contacts"], e["link_ends"]])
         colour = cmap(k / max(n - 1, 1))
         ax.add_collection(LineCollection([pts[[a, b]][:, [0, 2]] for a, b in poses.segments], colors=[colour], lw=1.5))
         c = e["contacts"]
@@ -303,7 +303,7 @@ def stick_3d(result, n: int = 5) -> Figure:
     allp = []
     for k in range(n):
         e = poses.evaluate(s["q"][k])
-        pts = np.vstack([e["joints"], e["contacts"]])
+        pts = np.vstack([e["joints"], e["contacts"], e["link_ends"]])
         colour = cmap(k / max(n - 1, 1))
         for a, b in poses.segments:
             ax.plot(*pts[[a, b]].T, color=colour, lw=1.5)

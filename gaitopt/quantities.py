@@ -81,8 +81,9 @@ class Poses:
 
     `robot` is a gaitopt Robot; `evaluate(q)` for q (nq,) returns a dict with joints
     (njoints−1, 3) world positions of the joint origins [m], contacts (nc, 3) world contact
-    points [m] and com (3,) [m]; `segments` lists (a, b) index pairs into the stacked points
-    joints + contacts that draw the stick figure."""
+    points [m], link_ends (k, 3) centres of mass of the links with no joint below them [m] and
+    com (3,) [m]; `segments` lists (a, b) index pairs into `points(q)` (joints, contacts,
+    link ends stacked) that draw the stick figure."""
 
     def __init__(self, robot):
         self.robot = robot
@@ -104,6 +105,14 @@ class Poses:
             if len(foot.contacts) == 2:
                 a, b = (robot.contact_index(n) for n in foot.contacts)
                 segs.append((nj + a, nj + b))
+        # links with no joint below them (a torso above the hips, a head) end at their centre
+        # of mass, from the root body (the last base joint) on
+        nc = len(robot.contacts)
+        has_child = {int(m.parents[j]) for j in range(1, m.njoints)}
+        self.com_joints = [j for j in range(max(1, n_base), m.njoints)
+                           if (j not in has_child or j == n_base) and m.inertias[j].mass > 0
+                           and np.linalg.norm(m.inertias[j].lever) > 0.01]
+        segs += [(j - 1, nj + nc + k) for k, j in enumerate(self.com_joints)]
         self.segments = segs
 
     def evaluate(self, q) -> dict:
@@ -114,12 +123,14 @@ class Poses:
         joints = np.array([d.oMi[j].translation for j in range(1, m.njoints)])
         contacts = np.array([d.oMf[c.frame_id].act(c.point) for c in self.robot.contacts]).reshape(-1, 3)
         com = np.array(pin.centerOfMass(m, d, q))
-        return {"joints": joints, "contacts": contacts, "com": com}
+        ends = np.array([d.oMi[j].act(m.inertias[j].lever) for j in self.com_joints]).reshape(-1, 3)
+        return {"joints": joints, "contacts": contacts, "com": com, "link_ends": ends}
 
     def points(self, q) -> np.ndarray:
-        """Stacked joints + contacts (njoints−1+nc, 3) [m], the nodes `segments` refers to."""
+        """Stacked joints, contacts and link ends (centres of mass of links without a joint
+        below them) [m]: the nodes `segments` refers to."""
         e = self.evaluate(q)
-        return np.vstack([e["joints"], e["contacts"]])
+        return np.vstack([e["joints"], e["contacts"], e["link_ends"]])
 
 
 def centre_of_pressure(points, forces, in_contact) -> np.ndarray:
