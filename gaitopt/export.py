@@ -1,8 +1,16 @@
-"""trajectory.csv and result.json: the contracts other programs read (documented in README).
+"""trajectory.csv and result.json: the contracts other programs read (documented in README),
+reading a saved result back, and sampled exports at any rate.
 
 trajectory.csv: `# key: value` comment lines (JSON values where structured), then one header
 row and one row per knot over one full cycle, the last row being the first knot of the next
 cycle. Columns: time, phase, q.<coord>, v.<coord>, a.<coord>, tau.<joint>, f.<contact>.{x,y,z}.
+knots.npz (next to it): every knot and Hermite–Simpson midpoint, losslessly, so that
+`load_result(RESULT_DIR)` rebuilds the exact interpolant.
+
+Sampled exports (README "Export, plots, animation"): the full table (trajectory.csv's columns
+at rate_hz over N cycles plus motor current, electrical power, contact flag and mode per
+foot), the motor table (actuated joint positions only), the same as NPZ, and a JSON summary;
+`read_export` reads each back.
 """
 from __future__ import annotations
 
