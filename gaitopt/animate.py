@@ -50,7 +50,7 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
     s = traj.sample(t)
     flags = Q.point_flags(robot, traj, s["phase"])
     frames = [poses.evaluate(q) for q in s["q"]]
-    pts = np.array([np.vstack([e["joints"], e["contacts"], e["link_ends"]]) for e in frames])  # (n, npts, 3)
+    pts = np.array([poses.stack(e) for e in frames])  # (n, npts, 3)
     nj = robot.model.njoints - 1
     lo, hi = pts.reshape(-1, 3).min(axis=0), pts.reshape(-1, 3).max(axis=0)
     height = max(hi[2] - lo[2], 0.05)

@@ -255,66 +255,61 @@ def _ground_line(ax, x0, x1, slope):
     ax.plot([x0, x1], [x0 * np.tan(slope), x1 * np.tan(slope)], color="#744210", lw=1.5, zorder=1)
 
 
+def _snapshots(result, n: int):
+    """n evenly spaced instants of the cycle: yields (colour, poses dict of `Poses.evaluate`,
+    stacked stick-figure points, contact points in contact (nc,) bool), and the segments."""
+    traj, robot = result.trajectory, result.robot
+    poses = Q.Poses(robot)
+    s = traj.sample(np.linspace(0.0, traj.period, n, endpoint=False))
+    flags = Q.point_flags(robot, traj, s["phase"])
+    cmap = colormaps["viridis"]
+    out = []
+    for k in range(n):
+        e = poses.evaluate(s["q"][k])
+        out.append((cmap(k / max(n - 1, 1)), e, poses.stack(e), flags[k]))
+    return out, poses.segments
+
+
 def stick_figures(result, n: int = 8) -> Figure:
     """Sagittal (x–z) stick-figure snapshots at n instants of the cycle, each drawn where the
     robot is (the base advances), from Pinocchio's forward kinematics of the robot's model;
     contact points in contact are filled, the CoM is a cross."""
-    traj, robot = result.trajectory, result.robot
-    poses = Q.Poses(robot)
-    t = np.linspace(0.0, traj.period, n, endpoint=False)
-    s = traj.sample(t)
-    flags = Q.point_flags(robot, traj, s["phase"])
     fig = new_figure(11, 4)
     ax = fig.subplots()
-    cmap = colormaps["viridis"]
-    xs = []
-    for k in range(n):
-        e = poses.evaluate(s["q"][k])
-        pts = np.vstack([e["joints"], e["contacts"], e["link_ends"]])
-        colour = cmap(k / max(n - 1, 1))
-        ax.add_collection(LineCollection([pts[[a, b]][:, [0, 2]] for a, b in poses.segments], colors=[colour], lw=1.5))
+    snaps, segments = _snapshots(result, n)
+    for colour, e, pts, flags in snaps:
+        ax.add_collection(LineCollection([pts[[a, b]][:, [0, 2]] for a, b in segments], colors=[colour], lw=1.5))
         c = e["contacts"]
-        ax.plot(c[flags[k], 0], c[flags[k], 2], "o", color=colour, ms=4)
-        ax.plot(c[~flags[k], 0], c[~flags[k], 2], "o", mfc="none", color=colour, ms=4)
+        ax.plot(c[flags, 0], c[flags, 2], "o", color=colour, ms=4)
+        ax.plot(c[~flags, 0], c[~flags, 2], "o", mfc="none", color=colour, ms=4)
         ax.plot(e["com"][0], e["com"][2], "x", color=colour, ms=6)
-        xs.append(pts[:, 0])
-    xs = np.concatenate(xs)
+    xs = np.concatenate([pts[:, 0] for _, _, pts, _ in snaps])
     _ground_line(ax, xs.min() - 0.05, xs.max() + 0.05, result.problem.slope)
     ax.set_aspect("equal")
     ax.autoscale_view()
     ax.set_xlabel("x [m]")
     ax.set_ylabel("z [m]")
     ax.grid(alpha=0.3)
-    fig.suptitle(f"{robot.name}: {n} snapshots over one cycle (filled: in contact, ×: CoM)")
+    fig.suptitle(f"{result.robot.name}: {n} snapshots over one cycle (filled: in contact, ×: CoM)")
     return fig
 
 
 def stick_3d(result, n: int = 5) -> Figure:
     """3-D stick view (Pinocchio forward kinematics) of n instants of the cycle; contact
     points in contact filled, swinging ones open, the CoM track as a line."""
-    traj, robot = result.trajectory, result.robot
-    poses = Q.Poses(robot)
-    t = np.linspace(0.0, traj.period, n, endpoint=False)
-    s = traj.sample(t)
-    flags = Q.point_flags(robot, traj, s["phase"])
     fig = new_figure(9, 6)
     ax = fig.add_subplot(projection="3d")
-    cmap = colormaps["viridis"]
-    allp = []
-    for k in range(n):
-        e = poses.evaluate(s["q"][k])
-        pts = np.vstack([e["joints"], e["contacts"], e["link_ends"]])
-        colour = cmap(k / max(n - 1, 1))
-        for a, b in poses.segments:
+    snaps, segments = _snapshots(result, n)
+    for colour, e, pts, flags in snaps:
+        for a, b in segments:
             ax.plot(*pts[[a, b]].T, color=colour, lw=1.5)
         c = e["contacts"]
-        ax.scatter(*c[flags[k]].T, color=colour, s=15)
-        ax.scatter(*c[~flags[k]].T, facecolors="none", edgecolors=[colour], s=15)
-        allp.append(pts)
-    dense = cycle_samples(result, n=100)
-    com = np.array([poses.evaluate(q)["com"] for q in dense["q"]])
+        ax.scatter(*c[flags].T, color=colour, s=15)
+        ax.scatter(*c[~flags].T, facecolors="none", edgecolors=[colour], s=15)
+    poses = Q.Poses(result.robot)
+    com = np.array([poses.evaluate(q)["com"] for q in cycle_samples(result, n=100)["q"]])
     ax.plot(*com.T, color="k", lw=0.8, label="CoM")
-    allp = np.vstack(allp + [com])
+    allp = np.vstack([pts for _, _, pts, _ in snaps] + [com])
     lo, hi = allp.min(axis=0), allp.max(axis=0)
     xx, yy = np.meshgrid([lo[0] - 0.05, hi[0] + 0.05], [min(lo[1], -0.1) - 0.05, max(hi[1], 0.1) + 0.05])
     ax.plot_surface(xx, yy, xx * np.tan(result.problem.slope), color="#d6bcfa", alpha=0.25)
@@ -324,7 +319,7 @@ def stick_3d(result, n: int = 5) -> Figure:
     ax.set_ylabel("y [m]")
     ax.set_zlabel("z [m]")
     ax.legend(fontsize=7)
-    fig.suptitle(f"{robot.name}: 3-D stick view, {n} instants of one cycle")
+    fig.suptitle(f"{result.robot.name}: 3-D stick view, {n} instants of one cycle")
     return fig
 
 

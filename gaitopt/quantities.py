@@ -126,11 +126,15 @@ class Poses:
         ends = np.array([d.oMi[j].act(m.inertias[j].lever) for j in self.com_joints]).reshape(-1, 3)
         return {"joints": joints, "contacts": contacts, "com": com, "link_ends": ends}
 
-    def points(self, q) -> np.ndarray:
-        """Stacked joints, contacts and link ends (centres of mass of links without a joint
-        below them) [m]: the nodes `segments` refers to."""
-        e = self.evaluate(q)
+    @staticmethod
+    def stack(e: dict) -> np.ndarray:
+        """Joints, contacts and link ends of an `evaluate` result stacked (n, 3) [m]: the nodes
+        `segments` refers to."""
         return np.vstack([e["joints"], e["contacts"], e["link_ends"]])
+
+    def points(self, q) -> np.ndarray:
+        """`stack(evaluate(q))`."""
+        return self.stack(self.evaluate(q))
 
 
 def centre_of_pressure(points, forces, in_contact) -> np.ndarray:

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,26 +15,10 @@ import pytest
 import gaitopt as go
 from gaitopt import export as E
 
+from test_cli import assert_bad_input, gaitopt  # the subprocess runner of tests/test_cli.py
+
 ROOT = Path(__file__).resolve().parent.parent
 HEEL_TOE = ROOT / "problems" / "biped7_heel_toe_walk.yaml"
-
-
-def gaitopt(*args, timeout=300):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env["MPLBACKEND"] = "Agg"
-    return subprocess.run([sys.executable, "-m", "gaitopt.cli", *map(str, args)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def assert_bad_input(proc, *fragments):
-    """Exit 2, exactly one line on stderr starting `gaitopt: `, no traceback."""
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("gaitopt: ") and "Traceback" not in proc.stderr + proc.stdout
-    for f in fragments:
-        assert str(f) in lines[0], (f, lines[0])
 
 
 @pytest.fixture(scope="module")

@@ -171,11 +171,18 @@ def test_resampling_at_knot_times_reproduces_knots(case):
     for k in ("q", "v", "a", "tau", "f"):
         np.testing.assert_array_equal(tb[k], kn[k][later], err_msg=k)
     assert list(tb["phase"]) == list(kn["phase"][later])
-    # three cycles later: the same, with the base advanced three strides
-    tb3 = E.sample_table(res, times=kn["time"][later][:-1] + 3 * traj.period)
-    np.testing.assert_allclose(tb3["q"], kn["q"][later][:-1] + 3 * traj.base_shift, rtol=0, atol=1e-12)
+    # three cycles later: the same, with the base advanced three strides. t + 3T − 3T may round
+    # to just before a knot, i.e. the previous interval's end, equal to the knot within the
+    # collocation defects' tolerance; so only knots inside a phase (no jump across a junction)
+    interior = np.zeros(n_rows, dtype=bool)
+    i = 0
+    for p in traj.phases:
+        interior[i + 1:i + len(p.t) - 1] = True
+        i += len(p.t)
+    tb3 = E.sample_table(res, times=kn["time"][interior] + 3 * traj.period)
+    np.testing.assert_allclose(tb3["q"], kn["q"][interior] + 3 * traj.base_shift, rtol=0, atol=DEFECT_TOL)
     for k in ("v", "a", "tau", "f"):
-        np.testing.assert_allclose(tb3[k], kn[k][later][:-1], rtol=0, atol=1e-9 * max(1.0, np.abs(kn[k]).max()))
+        np.testing.assert_allclose(tb3[k], kn[k][interior], rtol=0, atol=DEFECT_TOL * max(1.0, np.abs(kn[k]).max()))
 
 
 def test_hermite_simpson_midpoints(solved):
