@@ -532,6 +532,8 @@ def export(result, fmt: str = "full", path: str | Path | None = None, rate_hz: f
     sample_times(result.trajectory.period, rate_hz, cycles)  # validate before writing anything
     pattern, writer = EXPORT_WRITERS[fmt]
     path = Path(path) if path is not None else Path(outdir) / pattern.format(rate=f"{rate_hz:g}")
+    if (path.suffix == ".npz") != (fmt == "npz"):  # read_export tells the formats by suffix
+        raise InputError(f"a {fmt} export needs a {'.npz' if fmt == 'npz' else '.csv'} file name", file=str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "motors":
         writer(result, path, rate_hz, cycles, degrees=degrees)

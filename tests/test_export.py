@@ -451,7 +451,9 @@ def test_export_and_summary(solved, tmp_path):
         assert v["peak_friction_ratio"] <= res.problem.constraints.friction * (1 + 1e-6)
     assert E.export(res, "npz", outdir=tmp_path)["export"] == tmp_path / "samples_500hz.npz"
     for kw, match in (({"fmt": "xml"}, "format"), ({"fmt": "npz", "degrees": True}, "degrees"),
-                      ({"rate_hz": -1.0}, "rate"), ({"cycles": 0}, "cycles")):
+                      ({"rate_hz": -1.0}, "rate"), ({"cycles": 0}, "cycles"),
+                      ({"fmt": "npz", "path": tmp_path / "bad" / "x.csv"}, "needs a .npz"),
+                      ({"path": tmp_path / "bad" / "x.npz"}, "needs a .csv")):
         with pytest.raises(InputError, match=match):
             E.export(res, **{"fmt": "full", **kw}, outdir=tmp_path / "bad")
     assert not (tmp_path / "bad").exists()
