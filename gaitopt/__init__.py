@@ -15,3 +15,14 @@ __version__ = "0.1.0"
 
 __all__ = ["InputError", "Robot", "load_robot", "available_robots", "SymbolicDynamics", "Problem",
            "load_problem", "solve", "__version__"]
+
+_SUBMODULES = ("export", "plot", "animate", "quantities")
+
+
+def __getattr__(name):
+    """`go.plot`, `go.animate`, `go.export`, `go.quantities` on first use (matplotlib is only
+    imported when plots are drawn)."""
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'gaitopt' has no attribute {name!r}")

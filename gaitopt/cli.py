@@ -1,4 +1,5 @@
-"""Command line: `gaitopt solve`, `gaitopt list`, `gaitopt robot`, `gaitopt sweep`.
+"""Command line: `gaitopt solve`, `gaitopt list`, `gaitopt robot`, `gaitopt sweep`, and on a
+solved RESULT_DIR `gaitopt export`, `gaitopt plot`, `gaitopt animate`.
 
 Exit codes (a contract): 0 success, 1 the solve failed (reason printed), 2 bad input (one line
 naming the file and field, no traceback).
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import InputError
@@ -89,6 +91,112 @@ def _cmd_sweep(args) -> int:
           f"{len(failed)} failed")
     return EXIT_FAILED if failed else EXIT_OK
 
+# ------------------------------------------------- export, plot, animate (take a RESULT_DIR)
+
+
+def _positive(value: str, name: str, kind=float):
+    """Parse a command-line number here (not in argparse) so bad input is one `gaitopt:` line."""
+    try:
+        x = kind(value)
+    except ValueError:
+        raise InputError(f"expected {'a whole' if kind is int else 'a'} number, got {value!r}", field=name) from None
+    if not x > 0 or x != x or x == float("inf"):
+        raise InputError(f"must be positive and finite, got {value!r}", field=name)
+    return x
+
+
+def _load(result_dir):
+    """The saved result, with reload warnings (e.g. no knots.npz) as one stderr line each."""
+    import warnings
+    from .export import load_result
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = load_result(result_dir)
+    for w in caught:
+        print(f"gaitopt: warning: {w.message}", file=sys.stderr)
+    return result
+
+
+@contextmanager
+def _writing():
+    """An unwritable output path is bad input (exit 2, one line), not a traceback."""
+    try:
+        yield
+    except OSError as err:
+        raise InputError(f"cannot write: {err.strerror or err}", file=err.filename) from None
+
+
+def _finish(result, result_dir) -> int:
+    """Exit 1 (after writing) when the saved result is a failed solve: its gait is not optimal."""
+    if not result.success:
+        print(f"gaitopt: {result_dir} holds a failed solve ({result.status}: {result.message}); "
+              "files written from its last iterate", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _cmd_export(args) -> int:
+    from .export import EXPORT_FORMATS, export
+    rate = _positive(args.rate, "--rate")
+    cycles = _positive(args.cycles, "--cycles", int)
+    if args.format not in EXPORT_FORMATS:
+        raise InputError(f"unknown format {args.format!r}", field="--format", allowed=EXPORT_FORMATS)
+    if args.degrees and args.format != "motors":
+        raise InputError("applies to --format motors only", field="--degrees")
+    result = _load(args.result_dir)
+    with _writing():
+        paths = export(result, args.format, args.output, rate_hz=rate, cycles=cycles, degrees=args.degrees,
+                       outdir=args.result_dir)
+    print(f"wrote {paths['export']} and {paths['summary']}")
+    return _finish(result, args.result_dir)
+
+
+def _cmd_plot(args) -> int:
+    from .plot import plot_all
+    result = _load(args.result_dir)
+    outdir = Path(args.output) if args.output else Path(args.result_dir) / "plots"
+    with _writing():
+        paths = plot_all(result, outdir)
+    print(f"wrote {len(paths)} plots to {outdir}: {', '.join(p.name for p in paths)}")
+    return _finish(result, args.result_dir)
+
+
+def _cmd_animate(args) -> int:
+    from .animate import VIEWS, default_suffix, save_animation
+    fps = _positive(args.fps, "--fps")
+    cycles = _positive(args.cycles, "--cycles", int)
+    if args.view not in VIEWS:
+        raise InputError(f"unknown view {args.view!r}", field="--view", allowed=VIEWS)
+    result = _load(args.result_dir)
+    path = Path(args.output) if args.output else Path(args.result_dir) / f"animation{default_suffix()}"
+    with _writing():
+        save_animation(result, path, fps=fps, cycles=cycles, view=args.view)
+    print(f"wrote {path}")
+    return _finish(result, args.result_dir)
+
+
+def _add_output_commands(sub) -> None:
+    """`gaitopt export`, `gaitopt plot`, `gaitopt animate`: read a RESULT_DIR of `gaitopt solve`."""
+    p = sub.add_parser("export", help="sample a solved gait at any rate: full CSV, motor table or NPZ + JSON summary")
+    p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
+    p.add_argument("--rate", default="500", help="samples per second (default 500: a row every 2 ms)")
+    p.add_argument("--cycles", default="1", help="gait cycles, the base advancing each cycle (default 1)")
+    p.add_argument("--format", default="full", help="full | motors | npz (default full)")
+    p.add_argument("--degrees", action="store_true", help="motor table in degrees (default radians)")
+    p.add_argument("-o", "--output", help="output file (default RESULT_DIR/<format>_<rate>hz.csv|.npz)")
+    p.set_defaults(func=_cmd_export)
+    p = sub.add_parser("plot", help="write the gait's plots as PNG files")
+    p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
+    p.add_argument("-o", "--output", help="output directory (default RESULT_DIR/plots)")
+    p.set_defaults(func=_cmd_plot)
+    p = sub.add_parser("animate", help="animate the gait: GIF, or MP4 where ffmpeg is on PATH")
+    p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
+    p.add_argument("-o", "--output", help="output file .gif or .mp4 (default RESULT_DIR/animation.mp4|.gif)")
+    p.add_argument("--fps", default="25", help="frames per second of real time (default 25)")
+    p.add_argument("--cycles", default="2", help="gait cycles shown (default 2)")
+    p.add_argument("--view", default="auto", help="auto | sagittal | 3d (default auto)")
+    p.set_defaults(func=_cmd_animate)
+
 
 def main(argv=None) -> int:
     parser = _Parser(prog="gaitopt", description="optimal periodic gaits for legged robots")
@@ -113,6 +221,8 @@ def main(argv=None) -> int:
                    help="parallel cases in local processes (default: CPU count; 1 runs in-process)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_sweep)
+
+    _add_output_commands(sub)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

@@ -12,6 +12,8 @@ import numpy as np
 
 from .collocation import METHODS
 
+KNOTS_FORMAT_VERSION = 1  # knots.npz, the lossless companion of trajectory.csv
+
 
 @dataclass(frozen=True)
 class PhaseTrajectory:
@@ -134,3 +136,99 @@ class Trajectory:
         sub = Trajectory((shifted,), self.coordinates, self.actuated, self.contact_names, self.stride,
                          float(p.t[-1] - p.t[0]) + 1e-9, self.method, self.base_shift * 0)
         return sub.sample(t - p.t[0])
+
+    # ------------------------------------------------------------------ storage and reloading
+
+    def phase_modes(self) -> dict:
+        """Phase name → {foot: contact mode} (swing | flat | heel | toe | stance)."""
+        return {p.name: dict(p.modes) for p in self.phases}
+
+    def to_arrays(self) -> dict:
+        """Every knot and midpoint value as plain arrays (no pickled objects), for np.savez;
+        `from_arrays` rebuilds the identical Trajectory. Keys: format, coordinates, actuated,
+        contact_names, stride, period, method, base_shift, phase_names, phase_modes (JSON), and
+        per phase i `p{i}.t`, `p{i}.q`, … and `p{i}.mid.q`, … (Hermite–Simpson midpoints)."""
+        import json
+        out = {
+            "format": np.array(f"gaitopt-knots {KNOTS_FORMAT_VERSION}"),
+            "coordinates": np.array(self.coordinates, dtype=str),
+            "actuated": np.array(self.actuated, dtype=str),
+            "contact_names": np.array(self.contact_names, dtype=str),
+            "stride": np.array(float(self.stride)),
+            "period": np.array(float(self.period)),
+            "method": np.array(self.method),
+            "base_shift": np.asarray(self.base_shift, dtype=float),
+            "phase_names": np.array(self.phase_names, dtype=str),
+            "phase_modes": np.array(json.dumps([p.modes for p in self.phases])),
+        }
+        for i, p in enumerate(self.phases):
+            for k in ("t", "q", "v", "a", "tau", "f"):
+                out[f"p{i}.{k}"] = np.asarray(getattr(p, k), dtype=float)
+            if p.mid is not None:
+                for k in ("q", "v", "a", "tau", "f"):
+                    out[f"p{i}.mid.{k}"] = np.asarray(p.mid[k], dtype=float)
+        return out
+
+    @classmethod
+    def from_arrays(cls, data) -> "Trajectory":
+        """Inverse of `to_arrays` (data: a dict or an opened .npz). Raises KeyError or
+        ValueError on a malformed input (callers name the file)."""
+        import json
+        fmt = str(data["format"])
+        if fmt != f"gaitopt-knots {KNOTS_FORMAT_VERSION}":
+            raise ValueError(f"unknown knots format {fmt!r}")
+        names = [str(n) for n in data["phase_names"]]
+        modes = json.loads(str(data["phase_modes"]))
+        phases = []
+        for i, name in enumerate(names):
+            vals = {k: np.array(data[f"p{i}.{k}"], dtype=float) for k in ("t", "q", "v", "a", "tau", "f")}
+            mid = None
+            if f"p{i}.mid.q" in data:
+                mid = {k: np.array(data[f"p{i}.mid.{k}"], dtype=float) for k in ("q", "v", "a", "tau", "f")}
+            phases.append(PhaseTrajectory(name, vals["t"], vals["q"], vals["v"], vals["a"], vals["tau"], vals["f"],
+                                          dict(modes[i]), mid))
+        return cls(tuple(phases), tuple(str(c) for c in data["coordinates"]),
+                   tuple(str(c) for c in data["actuated"]), tuple(str(c) for c in data["contact_names"]),
+                   float(data["stride"]), float(data["period"]), str(data["method"]),
+                   np.array(data["base_shift"], dtype=float))
+
+    @classmethod
+    def from_knot_table(cls, cols: dict, *, coordinates, actuated, contact_names, stride: float, period: float,
+                        method: str, modes: dict, base_shift) -> "Trajectory":
+        """Rebuild a Trajectory from the knot rows of trajectory.csv (`cols`: column name →
+        array, as `gaitopt.export.read_trajectory_csv` returns; modes: phase name → foot modes).
+
+        Exact for the trapezoidal rule. The CSV has no Hermite–Simpson midpoints: q_m, v_m, a_m
+        are recovered from the collocation defects (exact to the solver's tolerance), τ_m and f_m
+        are taken as the mean of the interval's ends (an approximation; `knots.npz`, written
+        next to trajectory.csv by `gaitopt.export.save`, holds the exact values)."""
+        nc = len(contact_names)
+        labels = np.asarray(cols["phase"])[:-1]  # the last row is the next cycle's first knot
+        n = len(labels)
+        starts = [0] + [i for i in range(1, n) if labels[i] != labels[i - 1]] + [n]
+        q = np.column_stack([cols[f"q.{c}"] for c in coordinates])
+        v = np.column_stack([cols[f"v.{c}"] for c in coordinates])
+        a = np.column_stack([cols[f"a.{c}"] for c in coordinates])
+        tau = np.column_stack([cols[f"tau.{j}"] for j in actuated]) if actuated else np.zeros((len(q), 0))
+        f = np.stack([np.column_stack([cols[f"f.{c}.{ax}"] for ax in "xyz"]) for c in contact_names], axis=1) \
+            if nc else np.zeros((len(q), 0, 3))
+        t = np.asarray(cols["time"], dtype=float)
+        phases = []
+        for s, e in zip(starts[:-1], starts[1:]):
+            name = str(labels[s])
+            if e - s < 2:
+                raise ValueError(f"phase {name!r} has {e - s} knot row(s); need at least 2")
+            sl = slice(s, e)
+            mid = None
+            if METHODS[method].has_midpoints:
+                h = np.diff(t[sl])[:, None]
+                q0, q1, v0, v1, a0, a1 = q[s:e - 1], q[s + 1:e], v[s:e - 1], v[s + 1:e], a[s:e - 1], a[s + 1:e]
+                mid = {"q": 0.5 * (q0 + q1) + h / 8.0 * (v0 - v1),
+                       "v": 0.5 * (v0 + v1) + h / 8.0 * (a0 - a1),
+                       "a": (6.0 * (v1 - v0) / h - a0 - a1) / 4.0,
+                       "tau": 0.5 * (tau[s:e - 1] + tau[s + 1:e]),
+                       "f": 0.5 * (f[s:e - 1] + f[s + 1:e])}
+            phases.append(PhaseTrajectory(name, t[sl].copy(), q[sl].copy(), v[sl].copy(), a[sl].copy(),
+                                          tau[sl].copy(), f[sl].copy(), dict(modes[name]), mid))
+        return cls(tuple(phases), tuple(coordinates), tuple(actuated), tuple(contact_names), float(stride),
+                   float(period), method, np.asarray(base_shift, dtype=float))

@@ -1,0 +1,129 @@
+"""Animation of an optimal gait: the stick figure (Pinocchio forward kinematics of the robot's
+model) walking over `cycles` gait cycles, contact forces as arrows, the CoM as a dot.
+
+Written as a GIF with matplotlib's PillowWriter (Pillow comes with matplotlib) or as an MP4
+with ffmpeg when it is on PATH. No pyplot: the figure has its own Agg canvas.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+from matplotlib import animation as mpl_animation
+
+from . import quantities as Q
+from .errors import InputError
+from .plot import new_figure
+
+VIEWS = ("auto", "sagittal", "3d")
+FORMATS = (".gif", ".mp4")
+
+
+def ffmpeg_available() -> bool:
+    return shutil.which("ffmpeg") is not None
+
+
+def default_suffix() -> str:
+    """.mp4 where ffmpeg is on PATH, else .gif."""
+    return ".mp4" if ffmpeg_available() else ".gif"
+
+
+def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "auto", force_scale: float | None = None):
+    """A matplotlib FuncAnimation of the gait (not saved; see `save_animation`).
+
+    fps: frames per second of real time; cycles: gait cycles shown (the base advances);
+    view: sagittal (x–z), 3d, or auto (3d for 3-D robots); force_scale: arrow length per
+    newton [m/N] (default: the body weight drawn as 0.3 × the robot's height)."""
+    if view not in VIEWS:
+        raise InputError(f"unknown view {view!r}", field="view", allowed=VIEWS)
+    if not (np.isfinite(fps) and fps > 0):
+        raise InputError(f"fps must be positive, got {fps!r}", field="fps")
+    if isinstance(cycles, bool) or not isinstance(cycles, (int, np.integer)) or cycles < 1:
+        raise InputError(f"cycles must be a whole number ≥ 1, got {cycles!r}", field="cycles")
+    traj, robot = result.trajectory, result.robot
+    if view == "auto":
+        view = "3d" if robot.base == "3d" else "sagittal"
+    poses = Q.Poses(robot)
+    n = max(2, int(np.ceil(cycles * traj.period * fps)))
+    t = np.arange(n) / fps
+    s = traj.sample(t)
+    flags = Q.point_flags(robot, traj, s["phase"])
+    frames = [poses.evaluate(q) for q in s["q"]]
+    pts = np.array([poses.stack(e) for e in frames])  # (n, npts, 3)
+    nj = robot.model.njoints - 1
+    lo, hi = pts.reshape(-1, 3).min(axis=0), pts.reshape(-1, 3).max(axis=0)
+    height = max(hi[2] - lo[2], 0.05)
+    scale = force_scale or 0.3 * height / (robot.total_mass * 9.81)
+    slope = result.problem.slope
+    segs = poses.segments
+
+    fig = new_figure(8, 4.5 if view == "sagittal" else 6)
+    if view == "3d":
+        ax = fig.add_subplot(projection="3d")
+        lines = [ax.plot([], [], [], color="#2d3748", lw=2)[0] for _ in segs]
+        forces = [ax.plot([], [], [], color="#e53e3e", lw=1.2)[0] for _ in robot.contacts]
+        com, = ax.plot([], [], [], "o", color="k", ms=4)
+        xx, yy = np.meshgrid([lo[0] - 0.1, hi[0] + 0.1], [min(lo[1], -0.1) - 0.1, max(hi[1], 0.1) + 0.1])
+        ax.plot_surface(xx, yy, xx * np.tan(slope), color="#d6bcfa", alpha=0.25)
+        span = np.maximum(np.array([hi[0] - lo[0] + 0.2, yy.max() - yy.min(), height + 0.05]), 1e-3)
+        ax.set_xlim(lo[0] - 0.1, hi[0] + 0.1)
+        ax.set_ylim(yy.min(), yy.max())
+        ax.set_zlim(min(lo[2], 0.0), lo[2] + span[2])
+        ax.set_box_aspect(span / span.max())
+        ax.set_xlabel("x [m]")
+        ax.set_ylabel("y [m]")
+        ax.set_zlabel("z [m]")
+    else:
+        ax = fig.subplots()
+        lines = [ax.plot([], [], color="#2d3748", lw=2)[0] for _ in segs]
+        forces = [ax.plot([], [], color="#e53e3e", lw=1.2)[0] for _ in robot.contacts]
+        com, = ax.plot([], [], "o", color="k", ms=4)
+        x0, x1 = lo[0] - 0.1, hi[0] + 0.1
+        ax.plot([x0, x1], [x0 * np.tan(slope), x1 * np.tan(slope)], color="#744210", lw=1.5)
+        ax.set_xlim(x0, x1)
+        ax.set_ylim(min(lo[2], x0 * np.tan(slope), x1 * np.tan(slope)) - 0.02, hi[2] + 0.1 * height)
+        ax.set_aspect("equal")
+        ax.set_xlabel("x [m]")
+        ax.set_ylabel("z [m]")
+    label = ax.set_title("")
+    fig.suptitle(f"{robot.name}: {cycles} cycle(s), {traj.stride / traj.period:.3g} m/s")
+
+    def draw(k):
+        p = pts[k]
+        for line, (a, b) in zip(lines, segs):
+            _set(line, p[[a, b]], view)
+        for ci, line in enumerate(forces):
+            if flags[k, ci]:
+                c = p[nj + ci]
+                _set(line, np.array([c, c + scale * s["f"][k, ci]]), view)
+            else:
+                _set(line, np.zeros((0, 3)), view)
+        _set(com, frames[k]["com"][None, :], view)
+        label.set_text(f"t = {t[k]:.3f} s   {s['phase'][k]}")
+        return lines + forces + [com, label]
+
+    return mpl_animation.FuncAnimation(fig, draw, frames=n, interval=1000.0 / fps, blit=False)
+
+
+def _set(line, xyz, view):
+    if view == "3d":
+        line.set_data_3d(xyz[:, 0], xyz[:, 1], xyz[:, 2])
+    else:
+        line.set_data(xyz[:, 0], xyz[:, 2])
+
+
+def save_animation(result, path: str | Path, *, fps: float = 25.0, cycles: int = 1, view: str = "auto",
+                   dpi: int = 80) -> Path:
+    """Write the animation to path: .gif (PillowWriter) or .mp4 (ffmpeg, which must be on PATH).
+    Raises InputError for another suffix or an .mp4 without ffmpeg."""
+    path = Path(path)
+    if path.suffix not in FORMATS:
+        raise InputError(f"unknown animation file type {path.suffix!r}", file=str(path), allowed=FORMATS)
+    if path.suffix == ".mp4" and not ffmpeg_available():
+        raise InputError("an .mp4 needs ffmpeg on PATH; write a .gif instead", file=str(path))
+    anim = gait_animation(result, fps=fps, cycles=cycles, view=view)
+    writer = mpl_animation.FFMpegWriter(fps=fps) if path.suffix == ".mp4" else mpl_animation.PillowWriter(fps=fps)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    anim.save(str(path), writer=writer, dpi=dpi)
+    return path

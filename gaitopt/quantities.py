@@ -1,0 +1,203 @@
+"""Quantities derived from a sampled gait: motor current and power, contact flags, centre of
+mass, centre of pressure, support polygon and the points of a stick figure.
+
+Everything here works on plain arrays with a leading time axis (as `Trajectory.sample` returns
+them) and on a `gaitopt.robot.Robot`; forward kinematics uses Pinocchio's numeric algorithms.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from .schedule import active_points
+
+
+def motor_current(robot, tau) -> np.ndarray:
+    """Motor current i = τ/(G·K) per actuated joint [A], tau (T, nu) N·m → (T, nu).
+
+    Gear losses are neglected, as in `Actuator.current` and the joule_loss cost (the
+    transcription's torque–speed constraint divides by the gear efficiency η as well)."""
+    tau = np.asarray(tau, float)
+    return np.column_stack([robot.actuators[j].current(tau[:, i]) for i, j in enumerate(robot.actuated)]) \
+        if robot.actuated else np.zeros((len(tau), 0))
+
+
+def joint_speed(robot, v) -> np.ndarray:
+    """Actuated joint speeds ω (T, nu) [rad/s] from v (T, nv)."""
+    return np.asarray(v, float)[:, robot.actuated_index]
+
+
+def mechanical_power(robot, tau, v) -> np.ndarray:
+    """Joint mechanical power τ·ω (T, nu) [W]; positive when the motor drives the joint."""
+    return np.asarray(tau, float) * joint_speed(robot, v)
+
+
+def joule_power(robot, tau) -> np.ndarray:
+    """Copper loss R·i² per actuated joint (T, nu) [W]."""
+    tau = np.asarray(tau, float)
+    return np.column_stack([robot.actuators[j].joule_power(tau[:, i]) for i, j in enumerate(robot.actuated)]) \
+        if robot.actuated else np.zeros((len(tau), 0))
+
+
+def electrical_power(robot, tau, v) -> np.ndarray:
+    """Electrical power drawn by each motor, V·i = R·i² + K·G·ω·i (T, nu) [W].
+
+    With i = τ/(G·K) the second term is τ·ω, so this is copper loss + mechanical power
+    (negative when the joint brakes harder than the copper loses: power returned to the
+    supply if the driver regenerates)."""
+    tau = np.asarray(tau, float)
+    i = motor_current(robot, tau)
+    w = joint_speed(robot, v)
+    out = np.empty_like(i)
+    for k, j in enumerate(robot.actuated):
+        a = robot.actuators[j]
+        out[:, k] = a.resistance * i[:, k] ** 2 + a.torque_constant * a.gear_ratio * w[:, k] * i[:, k]
+    return out
+
+
+def foot_modes(traj, phase_labels) -> dict:
+    """foot → (T,) array of contact mode names (swing | flat | heel | toe | stance) for the
+    phase label of each sample."""
+    modes = traj.phase_modes()
+    feet = list(next(iter(modes.values())))
+    return {foot: np.array([modes[str(p)][foot] for p in phase_labels]) for foot in feet}
+
+
+def contact_flags(traj, phase_labels) -> dict:
+    """foot → (T,) bool: True when the foot touches the ground (any mode but swing)."""
+    return {foot: m != "swing" for foot, m in foot_modes(traj, phase_labels).items()}
+
+
+def point_flags(robot, traj, phase_labels) -> np.ndarray:
+    """(T, nc) bool: contact point in contact (robot.contacts order) at each sample."""
+    modes = traj.phase_modes()
+    names = [c.name for c in robot.contacts]
+    table = {p: np.isin(names, active_points(robot, m)) for p, m in modes.items()}
+    return np.array([table[str(p)] for p in phase_labels]).reshape(len(phase_labels), len(names))
+
+
+class Poses:
+    """Forward kinematics of a robot with Pinocchio: joint origins, contact points, CoM.
+
+    `robot` is a gaitopt Robot; `evaluate(q)` for q (nq,) returns a dict with joints
+    (njoints−1, 3) world positions of the joint origins [m], contacts (nc, 3) world contact
+    points [m], link_ends (k, 3) centres of mass of the links with no joint below them [m] and
+    com (3,) [m]; `segments` lists (a, b) index pairs into `points(q)` (joints, contacts,
+    link ends stacked) that draw the stick figure."""
+
+    def __init__(self, robot):
+        self.robot = robot
+        self.model = robot.model
+        self.data = robot.model.createData()
+        m = self.model
+        nj = m.njoints - 1
+        segs = []
+        # joint j's origin hangs on its parent joint's origin; the base coordinates are a chain
+        # of 1-DOF joints whose origins (on the ground, then at the base) are not links
+        n_base = len(robot.base_coordinates)
+        for j in range(max(2, n_base + 1), m.njoints):
+            segs.append((m.parents[j] - 1, j - 1))
+        for ci, c in enumerate(robot.contacts):
+            parent = m.frames[c.frame_id].parentJoint
+            if parent > 0:
+                segs.append((parent - 1, nj + ci))
+        for foot in robot.feet.values():  # the sole line of heel–toe feet
+            if len(foot.contacts) == 2:
+                a, b = (robot.contact_index(n) for n in foot.contacts)
+                segs.append((nj + a, nj + b))
+        # links with no joint below them (a torso above the hips, a head) end at their centre
+        # of mass, from the root body (the last base joint) on
+        nc = len(robot.contacts)
+        has_child = {int(m.parents[j]) for j in range(1, m.njoints)}
+        self.com_joints = [j for j in range(max(1, n_base), m.njoints)
+                           if (j not in has_child or j == n_base) and m.inertias[j].mass > 0
+                           and np.linalg.norm(m.inertias[j].lever) > 0.01]
+        segs += [(j - 1, nj + nc + k) for k, j in enumerate(self.com_joints)]
+        self.segments = segs
+
+    def evaluate(self, q) -> dict:
+        m, d = self.model, self.data
+        q = np.asarray(q, float)
+        pin.forwardKinematics(m, d, q)
+        pin.updateFramePlacements(m, d)
+        joints = np.array([d.oMi[j].translation for j in range(1, m.njoints)])
+        contacts = np.array([d.oMf[c.frame_id].act(c.point) for c in self.robot.contacts]).reshape(-1, 3)
+        com = np.array(pin.centerOfMass(m, d, q))
+        ends = np.array([d.oMi[j].act(m.inertias[j].lever) for j in self.com_joints]).reshape(-1, 3)
+        return {"joints": joints, "contacts": contacts, "com": com, "link_ends": ends}
+
+    @staticmethod
+    def stack(e: dict) -> np.ndarray:
+        """Joints, contacts and link ends of an `evaluate` result stacked (n, 3) [m]: the nodes
+        `segments` refers to."""
+        return np.vstack([e["joints"], e["contacts"], e["link_ends"]])
+
+    def points(self, q) -> np.ndarray:
+        """`stack(evaluate(q))`."""
+        return self.stack(self.evaluate(q))
+
+
+def centre_of_pressure(points, forces, in_contact) -> np.ndarray:
+    """Centre of pressure on the ground (x, y) [m] of one instant; NaN with no normal load.
+
+    points (nc, 3) contact point positions [m], forces (nc, 3) world forces [N], in_contact
+    (nc,) bool. P = Σ f_z,i p_i / Σ f_z,i over the points in contact. With every contact point
+    on level ground this is the zero-moment point (ZMP); it equals the foot-rotation indicator
+    (FRI) only while the stance feet are flat (not rolling on the heel or toe)."""
+    fz = np.where(in_contact, forces[:, 2], 0.0)
+    total = fz.sum()
+    if total <= 1e-9:
+        return np.array([np.nan, np.nan])
+    return (fz[:, None] * points[:, :2]).sum(axis=0) / total
+
+
+def convex_hull(points) -> np.ndarray:
+    """Convex hull of 2-D points (n, 2), counter-clockwise, without repeating the first
+    point (Andrew's monotone chain; degenerate inputs give 1 or 2 points)."""
+    pts = sorted(set(map(tuple, np.round(np.asarray(points, float).reshape(-1, 2), 12))))
+    if len(pts) <= 2:
+        return np.array(pts).reshape(-1, 2)
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower, upper = [], []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    return np.array(lower[:-1] + upper[:-1])
+
+
+def ground_track(robot, traj, samples) -> dict:
+    """CoM ground projection, centre of pressure and support polygon of sampled instants.
+
+    samples: the dict `Trajectory.sample` returns. Returns com (T, 3) [m], cop (T, 2) [m]
+    (NaN without load), support: list of (k, 2) convex hulls of the points in contact [m],
+    contacts (T, nc, 3) contact point positions [m], in_contact (T, nc) bool."""
+    poses = Poses(robot)
+    flags = point_flags(robot, traj, samples["phase"])
+    com, cop, support, pts = [], [], [], []
+    for k in range(len(samples["time"])):
+        e = poses.evaluate(samples["q"][k])
+        com.append(e["com"])
+        pts.append(e["contacts"])
+        cop.append(centre_of_pressure(e["contacts"], samples["f"][k], flags[k]))
+        support.append(convex_hull(e["contacts"][flags[k], :2]))
+    return {"com": np.array(com), "cop": np.array(cop), "support": support,
+            "contacts": np.array(pts), "in_contact": flags}
+
+
+def friction_ratio(forces, slope: float = 0.0) -> np.ndarray:
+    """|f_t| / f_n of world forces (..., 3) on a plane sloped by `slope` [rad] about world y
+    (uphill towards +x; normal (−sin, 0, cos)) [-]; NaN where f_n ≤ 0."""
+    forces = np.asarray(forces, float)
+    s, c = np.sin(slope), np.cos(slope)
+    fn = -s * forces[..., 0] + c * forces[..., 2]
+    ft = np.hypot(c * forces[..., 0] + s * forces[..., 2], forces[..., 1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(fn > 1e-9, ft / np.where(fn > 1e-9, fn, 1.0), np.nan)

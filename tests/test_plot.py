@@ -1,0 +1,150 @@
+"""Every plot and the animation render headless (Agg) for a biped and a quadruped, return a
+Figure without touching pyplot, and draw what they claim (one panel per joint, the limits,
+the contact modes, the knots).
+
+Two small solves, once for the module: biped7 heel-toe walk and Solo-12 trot (knots × 0.5).
+"""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402  (only to check that plots leave pyplot alone)
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from PIL import Image  # noqa: E402  (Pillow comes with matplotlib)
+
+import gaitopt as go  # noqa: E402
+from gaitopt import animate as A  # noqa: E402
+from gaitopt import plot as P  # noqa: E402
+from gaitopt.errors import InputError  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBLEMS = {"biped": ROOT / "problems" / "biped7_heel_toe_walk.yaml",
+            "quadruped": ROOT / "problems" / "solo12_trot.yaml"}
+
+
+@pytest.fixture(scope="module")
+def results():
+    out = {}
+    for name, path in PROBLEMS.items():
+        res = go.solve(go.load_problem(path).scaled_knots(0.5), print_level=0)
+        assert res.success, (name, res.status)
+        out[name] = res
+    return out
+
+
+@pytest.fixture(params=list(PROBLEMS))
+def result(request, results):
+    return results[request.param]
+
+
+@pytest.fixture(autouse=True)
+def no_show(monkeypatch):
+    def refuse(*a, **k):
+        raise AssertionError("a plot called plt.show()")
+    monkeypatch.setattr(plt, "show", refuse)
+    plt.close("all")
+    yield
+    assert plt.get_fignums() == [], "a plot registered a pyplot figure"
+
+
+def _render(fig) -> np.ndarray:
+    """PNG bytes → RGB array; the figure must draw something besides the background."""
+    assert isinstance(fig, Figure)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=50)
+    img = np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGB"))
+    assert img.shape[0] > 50 and img.shape[1] > 50
+    assert (img < 250).any(axis=2).mean() > 0.01, "blank figure"
+    return img
+
+
+@pytest.mark.parametrize("name", list(P.PLOTS))
+def test_every_plot_renders_headless(result, name):
+    fig = P.PLOTS[name](result)
+    _render(fig)
+    assert fig.get_suptitle().startswith(result.robot.name)
+
+
+def _visible_axes(fig):
+    return [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
+
+
+def test_joint_panels_and_limits(result):
+    robot = result.robot
+    nu = len(robot.actuated)
+    fig = P.joint_torques(result)
+    axes = _visible_axes(fig)
+    assert len(axes) == nu
+    for ax, j in zip(axes, robot.actuated):
+        assert ax.get_title().startswith(j)
+        lim = robot.actuators[j].torque_limit
+        levels = sorted(round(line.get_ydata()[0], 9) for line in ax.get_lines() if line.get_linestyle() == "--")
+        assert levels == [round(-lim, 9), round(lim, 9)] or levels == sorted(
+            round(x, 9) for x in (-robot.effort_limit[robot.index(j)], robot.effort_limit[robot.index(j)]))
+    assert len(_visible_axes(P.torque_speed(result))) == nu
+    assert len(_visible_axes(P.joint_power(result))) == nu
+    # joint angles: one line per joint through the knot values (the dots)
+    ax_q = P.joint_angles(result).axes[0]
+    kn = result.trajectory.knots()
+    dots = [line for line in ax_q.get_lines() if line.get_marker() == "."]
+    assert len(dots) == nu
+    for line, i in zip(dots, robot.actuated_index):
+        np.testing.assert_array_equal(line.get_ydata(), kn["q"][:-1, i])
+
+
+def test_gait_diagram_shows_each_contact(result):
+    fig = P.gait_diagram(result)
+    ax = fig.axes[0]
+    bars = [c for c in ax.collections]
+    expected = sum(p.modes[f] != "swing" for p in result.trajectory.phases for f in result.robot.feet)
+    assert len(bars) == expected
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(result.robot.feet)
+
+
+def test_feasible_envelope_matches_the_motor_line(results):
+    """The torque–speed envelope: stall torque at zero speed (or the current limit, if lower)
+    and the no-load speed at zero torque."""
+    res = results["biped"]
+    a = res.robot.actuators[res.robot.actuated[0]]
+    cons = res.problem.constraints
+    w = np.array([0.0, 0.0, 0.999 * a.no_load_speed, 1.001 * a.no_load_speed])
+    t = np.array([0.999 * min(a.torque_limit, a.stall_torque), 1.001 * min(a.torque_limit, a.stall_torque), 0.0, 0.0])
+    assert list(P._feasible(a, cons, w, t)) == [True, False, True, False]
+
+
+def test_plot_all_writes_pngs(results, tmp_path):
+    """Every plot for the quadruped (stick_3d included); the biped's set (no stick_3d) is
+    written by `gaitopt plot` in tests/test_cli_export.py."""
+    paths = P.plot_all(results["quadruped"], tmp_path, dpi=40)
+    assert [p.stem for p in paths] == list(P.PLOTS)
+    for p in paths:
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_animation_gif(result, tmp_path):
+    path = A.save_animation(result, tmp_path / "walk.gif", fps=10, cycles=1, dpi=40)
+    with Image.open(path) as im:
+        assert im.n_frames == int(np.ceil(result.trajectory.period * 10))
+
+
+def test_animation_bad_input(results, tmp_path):
+    res = results["biped"]
+    with pytest.raises(InputError, match="allowed: .gif, .mp4"):
+        A.save_animation(res, tmp_path / "walk.avi")
+    if not A.ffmpeg_available():
+        with pytest.raises(InputError, match="ffmpeg"):
+            A.save_animation(res, tmp_path / "walk.mp4")
+    with pytest.raises(InputError, match="view"):
+        A.gait_animation(res, view="top")
+    with pytest.raises(InputError, match="cycles"):
+        A.gait_animation(res, cycles=0)
+    with pytest.raises(InputError, match="fps"):
+        A.gait_animation(res, fps=-1.0)
+    assert not list(tmp_path.iterdir())
