@@ -46,7 +46,8 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
     opts.update(s.options)
     sol = solve_nlp(tr.nlp, x0, tr.lbx, tr.ubx, tr.lbg, tr.ubg, opts,
                     print_level=s.print_level if print_level is None else print_level,
-                    linear_solver=s.linear_solver)
+                    linear_solver=s.linear_solver,
+                    x_scale=tr.variable_scale(x0) if s.scale_variables else None)
     x = sol.x
     traj, impulses = build_trajectory(tr, x)
     terms = {}

@@ -83,6 +83,7 @@ class SolverOptions:
     tol: float = 1e-6
     constr_viol_tol: float = 1e-8
     print_level: int = 5
+    scale_variables: bool = True
     options: dict = field(default_factory=dict)
 
 
@@ -279,6 +280,7 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
         tol=s.number("tol", sd.tol, positive=True),
         constr_viol_tol=s.number("constr_viol_tol", sd.constr_viol_tol, positive=True),
         print_level=s.integer("print_level", sd.print_level, low=0),
+        scale_variables=s.boolean("scale_variables", sd.scale_variables),
         options=dict(opts),
     )
     s.done()
