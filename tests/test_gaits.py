@@ -49,7 +49,7 @@ ENERGY_RTOL_FINE = 0.01   # |W − losses − ΔPE| / ∫Σ|τ q̇| on fine grid
 # knots per phase the trapezoid's O(h²) error is large (measured on biped7 at knots × 0.5:
 # heel-toe walk 20 %, static walk 4 %, slope walk 1.2 %; at × 2: heel-toe 0.6 %).
 ENERGY_RTOL_TEST = 0.25
-ROLL_MIN = 0.05           # rad, foot pitch change within a heel or toe roll
+ROLL_MIN_HEIGHT = 1e-3    # m, the toe's descent over a heel roll, the heel's rise over a toe roll
 TRAP_HS_RTOL = 0.02       # relative cost difference trapezoidal vs Hermite–Simpson (fine grids)
 ACC_RTOL = 0.2            # |a_k − central difference of v| / max|Δv/Δt| per coordinate
 WALL_TIME_TEST = 60.0     # s, IPOPT wall-time cap of every solve here (a failing problem must not
@@ -142,12 +142,6 @@ class PinModel:
             out.append(J[:3] - skew @ J[3:])
         return np.array(out)
 
-    def frame_pitch(self, q, frame_id):
-        """Rotation of a frame about world y [rad] (atan2(R[0,2], R[2,2]))."""
-        pin.framesForwardKinematics(self.model, self.data, q)
-        R = self.data.oMf[frame_id].rotation
-        return float(np.arctan2(R[0, 2], R[2, 2]))
-
 
 @dataclasses.dataclass
 class Solved:
@@ -172,8 +166,8 @@ class Solved:
         return self.result.trajectory
 
 
-def solve_and_measure(name, problem) -> Solved:
-    result = go.solve(problem)
+def solve_and_measure(name, problem, warm_start=None) -> Solved:
+    result = go.solve(problem, warm_start=warm_start)
     robot = result.robot
     pm = PinModel(robot)
     traj = result.trajectory
@@ -325,9 +319,11 @@ def fine_slope() -> Solved:
 
 
 @pytest.fixture(scope="module")
-def fine_hs() -> Solved:
+def fine_hs(fine_trap) -> Solved:
+    # From the trapezoidal optimum: the walk has several local optima, and the comparison is
+    # between the two transcriptions of one of them.
     problem = quiet(go.load_problem(HEEL_TOE).scaled_knots(FINE_SCALE).replace(transcription="hermite_simpson"))
-    return solve_and_measure("heel_toe hermite_simpson fine", problem)
+    return solve_and_measure("heel_toe hermite_simpson fine", problem, warm_start=fine_trap.result)
 
 
 # ------------------------------------------------------------------------------------ checks
@@ -508,11 +504,7 @@ def foothold_drift(s: Solved, bound: float) -> float:
     return worst
 
 
-def test_foothold_drift(solved, request):
-    if "heel_toe" in request.node.name:
-        request.applymarker(pytest.mark.xfail(strict=False, reason=(
-            "open defect (issue 3): velocity-level stance contact drifts O(h^2); during the large heel "
-            "roll of the coarse test grid the heel drifts ~30 mm (< 2 mm at 2x knots, tested below)")))
+def test_foothold_drift(solved):
     """A point in contact stays where it is (sanity bound at test size; see the fine test)."""
     foothold_drift(solved, DRIFT_BOUND_TEST)
 
@@ -716,35 +708,43 @@ def test_joule_loss_hermite_simpson(request):
 
 
 def test_heel_toe_rolls(solved):
-    """In a heel or toe phase the foot really rolls: its pitch (foot frame rotation about y,
-    from Pinocchio) changes by more than ROLL_MIN over the run of consecutive phases in which
-    the foot keeps that mode."""
+    """In a heel or toe phase the foot rolls the right way: over a run of consecutive heel
+    phases the toe comes down (flat-foot landing) and over a toe run the heel rises (push-off),
+    each by more than ROLL_MIN_HEIGHT (heights from Pinocchio, normal to the ground). How far
+    it rolls is the optimiser's choice: the Joule-optimal biped7 walk keeps its roll phases
+    at their minimum duration (README, "What the optima look like")."""
     s = solved
     robot = s.robot
     phases = s.traj.phases
+    normal = np.array([-np.sin(s.problem.slope), 0.0, np.cos(s.problem.slope)])
+    names = [c.name for c in robot.contacts]
     rolls = []
     for foot, F in robot.feet.items():
-        fid = robot.contact(F.contacts[0]).frame_id
         n = len(phases)
         modes = [ph.modes[foot] for ph in phases]
-        for mode in ("heel", "toe"):
+        for mode, other in (("heel", "toe"), ("toe", "heel")):
             if mode not in modes:
                 continue
             if all(m == mode for m in modes):
                 pytest.fail(f"{foot} rolls on its {mode} all cycle")
+            ci = names.index(next(c for c in F.contacts if robot.contact(c).role == other))
             for ip in range(n):
                 if modes[ip] != mode or modes[ip - 1] == mode:
                     continue  # not the start of a run
                 run = [ip]
                 while modes[(run[-1] + 1) % n] == mode:
                     run.append((run[-1] + 1) % n)
-                pitch = [s.pm.frame_pitch(q, fid) for r in run for q in phases[r].q]
-                rolls.append((foot, mode, phases[ip].name, max(pitch) - min(pitch)))
+                first, last = phases[run[0]].q[0], phases[run[-1]].q[-1]
+                rise = float((s.pm.points(last)[0][ci] - s.pm.points(first)[0][ci]) @ normal)
+                rolls.append((foot, mode, phases[ip].name, other, rise))
     if not rolls:
         pytest.skip("no heel or toe phases")
-    print(f"\n{s.name}: " + ", ".join(f"{f} {m} from {p}: {d:.3f} rad" for f, m, p, d in rolls))
-    for foot, mode, pname, d in rolls:
-        assert d > ROLL_MIN, f"{foot} on its {mode} from {pname} turns only {d:.4f} rad"
+    print(f"\n{s.name}: " + ", ".join(f"{f} {m} from {p}: {o} {1e3 * r:+.1f} mm" for f, m, p, o, r in rolls))
+    for foot, mode, pname, other, rise in rolls:
+        if mode == "heel":
+            assert rise < -ROLL_MIN_HEIGHT, f"{foot} on its heel from {pname}: toe moves {1e3 * rise:+.2f} mm"
+        else:
+            assert rise > ROLL_MIN_HEIGHT, f"{foot} on its toe from {pname}: heel moves {1e3 * rise:+.2f} mm"
 
 
 @pytest.mark.parametrize("which", ["fine_trap", "fine_hs", "fine_slope"])
