@@ -71,6 +71,8 @@ class Constraints:
     torque_rate: float | None = None   # N·m/s bound on |dτ/dt|, None for no bound
     touchdown: str = "impact"          # impact (inelastic velocity jump) | soft (zero touchdown velocity)
     base_pitch_limit: float = 1.2      # rad, |base pitch| (and roll) bound; keeps Euler angles regular
+    base_height: Bounded | None = None  # m, base origin above the ground below it, every collocation point
+    footholds: dict | None = None      # foot → (x, y) m: where it touches down, relative to the base origin
 
 
 @dataclass(frozen=True)
@@ -172,6 +174,20 @@ def _bounded(f: Fields, key: str, *, positive: bool = True) -> Bounded | None:
     return Bounded.fixed_at(f.number(key, positive=positive))
 
 
+def _footholds(c: Fields) -> dict | None:
+    """constraints.footholds: {FOOT: [x, y]} (m; [x] alone on sagittal robots)."""
+    raw = c.raw("footholds", None)
+    if raw is None:
+        return None
+    ok = isinstance(raw, dict) and all(
+        isinstance(k, str) and isinstance(v, list) and len(v) in (1, 2)
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v) for k, v in raw.items())
+    if not ok:
+        raise c.error("footholds", "expected a mapping FOOT: [x, y] (m, relative to the base origin; "
+                                   "[x] on sagittal robots)")
+    return {k: tuple(float(x) for x in v) for k, v in raw.items()}
+
+
 def _design(f: Fields) -> tuple:
     """design: {gear_ratio: {GROUP: {joints: [...], min, max, guess}}}; `joints` defaults to
     [GROUP] (a single joint named by the key). Joint names are checked against the robot when
@@ -250,6 +266,8 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
         torque_rate=None if rate is None else c.number("torque_rate", positive=True),
         touchdown=c.string("touchdown", d.touchdown, allowed=TOUCHDOWNS),
         base_pitch_limit=c.number("base_pitch_limit", d.base_pitch_limit, positive=True),
+        base_height=_bounded(c, "base_height"),
+        footholds=_footholds(c),
     )
     c.done([k for k in Constraints.__dataclass_fields__ if k not in ("friction", "cone")] + ["friction"])
 

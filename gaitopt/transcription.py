@@ -19,6 +19,7 @@ import numpy as np
 
 from .collocation import METHODS
 from .dynamics import GRAVITY, SymbolicDynamics
+from .errors import InputError
 from .schedule import Schedule
 from . import actuation as A
 from . import terms as T
@@ -157,6 +158,29 @@ class _Builder:
         self.ubg.append(np.broadcast_to(np.asarray(ub, float), (m,)).copy())
         self.rows.append((term, phase, self.ng, self.ng + m))
         self.ng += m
+
+
+def _foothold_targets(robot, footholds: dict, source) -> dict:
+    """Foot → (x[, y]) target of its touchdown point relative to the base origin: the given
+    feet, and their mirror partners with y mirrored."""
+    field_ = "constraints.footholds"
+    if footholds and "base_x" not in robot.base_coordinates:
+        raise InputError("needs a floating base (sagittal or 3d)", file=source, field=field_)
+    dims = 1 if robot.base == "sagittal" else 2
+    out = {}
+    for foot, xy in footholds.items():
+        if foot not in robot.feet:
+            raise InputError(f"unknown foot {foot!r}", file=source, field=field_, allowed=sorted(robot.feet))
+        if len(xy) != dims:
+            raise InputError(f"{foot}: expected {'[x]' if dims == 1 else '[x, y]'} on a {robot.base} robot, "
+                             f"got {list(xy)}", file=source, field=field_)
+        targets = [(foot, np.array(xy))]
+        partner = robot.mirror.foot_pairs.get(foot) if robot.mirror is not None else None
+        if partner is not None and partner not in footholds:
+            targets.append((partner, np.array(xy) * ([1.0] if dims == 1 else [1.0, -1.0])))
+        for f, target in targets:
+            out[f] = target
+    return out
 
 
 def _terrain(slope: float):
@@ -369,6 +393,17 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
     impact_at = [bool(sched.touchdowns(p)) and cons.touchdown == "impact" for p in range(len(phases))]
     held_over = [sched.held_over(p) for p in range(len(phases))]
 
+    # ---- posture: base height, footholds relative to the base at touchdown
+    if cons.base_height is not None and "base_z" not in robot.base_coordinates:
+        raise InputError("needs a floating base (sagittal or 3d)", file=problem.source,
+                         field="constraints.base_height")
+    foothold_at = _foothold_targets(robot, cons.footholds or {}, problem.source)
+
+    def posture_rows(phase, q, pos):
+        if cons.base_height is not None:
+            height = q[robot.index("base_z")] - tan_slope * q[robot.index("base_x")]
+            B.con("base_height", phase, height, cons.base_height.min, cons.base_height.max)
+
     # ---- path constraints at knots (and midpoints)
     for p, (ps, pv) in enumerate(zip(sched.phases, phases)):
         K = ps.knots
@@ -413,6 +448,18 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 Bu[ia] = tau[i]
             B.con("inverse_dynamics", ps.name, tau_full - Bu)
             pos, vel, acc = dyn.contact_kinematics(q, v, a)
+            posture_rows(ps.name, q, pos)
+            if k == 0:
+                # the first point of each foot that lands here (the heel in a heel strike)
+                landing = {}
+                for cname in sched.touchdowns(p):
+                    landing.setdefault(robot.contact(cname).foot, contact_names.index(cname))
+                for foot, ci in landing.items():
+                    if foot in foothold_at:
+                        target = foothold_at[foot]
+                        base = [q[robot.index(c)] for c in ("base_x", "base_y")[:len(target)]]
+                        rel = ca.vertcat(*[pos[a, ci] - base[a] for a in range(len(target))])
+                        B.con("foothold", ps.name, rel - ca.DM(target))
             if k == 0 and plan_pin:
                 B.con("contact_acceleration", ps.name, contact_rows(pos, acc, plan_pin))
             # Velocity-level contact at every collocation point plus the ground height where

@@ -116,6 +116,11 @@ def test_wrong_type_in_phase(tmp_path, key, value, where, what):
     ("constraints", {"clearance": -0.01}, "constraints.clearance"),
     ("solver", {"max_iter": 10.5}, "solver.max_iter"),
     ("solver", {"options": ["mu_init", 0.1]}, "solver.options"),
+    ("solver", {"scale_variables": "yes"}, "solver.scale_variables"),
+    ("constraints", {"base_height": "low"}, "constraints.base_height"),
+    ("constraints", {"base_height": {"min": 0.3}}, "constraints.base_height.max"),
+    ("constraints", {"footholds": {"left": 0.1}}, "constraints.footholds"),
+    ("constraints", {"footholds": {"left": [0.1, 0.2, 0.3]}}, "constraints.footholds"),
     ("gait", {"cycle": "half", "phases": "single"}, "gait.phases"),
 ])
 def test_wrong_type_elsewhere(tmp_path, key, value, where):
