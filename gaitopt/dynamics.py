@@ -349,22 +349,89 @@ class SymbolicDynamics:
         return self._fn("centroidal_momentum", [q, v], [ca.vertcat(hl_o, ha_o - _cross(c, hl_o))],
                         ["q", "v"], ["h"])
 
+    def independent_contact_rows(self, contact_indices):
+        """(S, rows): the contact constraint rows of the listed points, independent ones only.
+
+        Stacked point Jacobians are rank-deficient in two structural ways: a world axis the
+        model cannot move along (sagittal models: every y row is zero), and two points on
+        one rigid body (heel and toe of a foot: their velocities differ only by ω × r, so the
+        component along r is repeated). Each point after the first on the same body therefore
+        contributes only the two directions perpendicular to r (in the body frame, turned to
+        the world), and rows that vanish at random states are dropped. Returns S (r × 3k) SX
+        of q with J_rows = S J_c (J_c the stacked 3k × nv world point Jacobian) and the row
+        labels (point, direction) kept.
+        """
+        q = self._q
+        kin = self.kinematics(q)
+        k = len(contact_indices)
+        cand, labels = [], []
+        first_on = {}
+        for i, ci in enumerate(contact_indices):
+            fid, point = self.contacts[ci]
+            fr = self.model.frames[fid]
+            j = fr.parentJoint
+            r_j = np.array(fr.placement.rotation) @ np.asarray(point, float) + np.array(fr.placement.translation)
+            if j not in first_on:
+                first_on[j] = (i, r_j)
+                for ax in range(3):
+                    row = ca.SX.zeros(1, 3 * k)
+                    row[0, 3 * i + ax] = 1.0
+                    cand.append(row)
+                    labels.append((ci, "xyz"[ax]))
+                continue
+            i0, r0 = first_on[j]
+            d = r_j - r0
+            d = d / np.linalg.norm(d)
+            helper = np.eye(3)[int(np.argmin(np.abs(d)))]
+            e1 = np.cross(d, helper)
+            e1 /= np.linalg.norm(e1)
+            e2 = np.cross(d, e1)
+            for n, e in enumerate((e1, e2)):
+                ew = kin.R[j] @ ca.DM(e)  # world direction ⊥ heel–toe line
+                row = ca.SX.zeros(1, 3 * k)
+                row[0, 3 * i:3 * i + 3] = ew.T
+                row[0, 3 * i0:3 * i0 + 3] = -ew.T
+                cand.append(row)
+                labels.append((ci, f"perp{n + 1}"))
+        S = ca.vertcat(*cand)
+        # drop rows that vanish identically (checked numerically at random states)
+        Jc = self._stacked_point_jacobian(contact_indices)
+        rows_fn = ca.Function("rows", [q], [S @ Jc])
+        rng = np.random.default_rng(0)
+        norms = np.zeros(S.shape[0])
+        for _ in range(3):
+            R = np.asarray(rows_fn(rng.uniform(-1.0, 1.0, self.nv)))
+            norms = np.maximum(norms, np.abs(R).max(axis=1))
+        keep = [r for r in range(S.shape[0]) if norms[r] > 1e-12 * max(1.0, norms.max())]
+        return S[keep, :], [labels[r] for r in keep]
+
+    def _stacked_point_jacobian(self, contact_indices):
+        """J_c (3k × nv) SX of q: world velocity Jacobians of the listed points, stacked."""
+        kin = self.kinematics(self._q, self._v)
+        vel = ca.vertcat(*[self.point_expr(kin, self.contacts[i][0], self.contacts[i][1], 1)
+                           for i in contact_indices])
+        return ca.jacobian(vel, self._v)
+
     def impact_map(self, contact_indices) -> ca.Function:
         """(q, v⁻) → (v⁺, Λ): velocity after a perfectly inelastic impact on the given contacts.
 
-        Solves M (v⁺ − v⁻) = J_cᵀ Λ, J_c v⁺ = 0 with J_c the stacked (3k × nv) Jacobian of the
-        listed contact points (indices into self.contacts); Λ (3k,) world impulses [N·s].
-        For large models prefer the implicit form inside an NLP (see transcription).
+        Solves M (v⁺ − v⁻) = J_rᵀ λ, J_r v⁺ = 0 with J_r = S J_c the independent rows of the
+        stacked contact Jacobian (`independent_contact_rows`), so the system is regular even
+        for sagittal models and two-point feet; v⁺ is then unique and equals Pinocchio's
+        impulseDynamics. Λ = Sᵀ λ (3k,) world impulses [N·s] of the listed points (indices into
+        self.contacts) with J_cᵀ Λ the generalised impulse. Where the points' impulses are not
+        unique (two points on one foot), Λ is one valid split: the second point carries the
+        impulse perpendicular to the heel–toe line, and an equal and opposite amount is added
+        to the first. For large models prefer the implicit form inside an NLP (transcription).
         """
         q, v = self._q, self._v
-        kin = self.kinematics(q, v)
-        Jc = ca.jacobian(ca.vertcat(*[self.point_expr(kin, self.contacts[i][0], self.contacts[i][1], 1)
-                                      for i in contact_indices]), v)
+        S, _ = self.independent_contact_rows(contact_indices)
+        Jr = S @ self._stacked_point_jacobian(contact_indices)
         M = self.mass_matrix(q)
-        k = Jc.shape[0]
-        K = ca.blockcat([[M, -Jc.T], [Jc, ca.SX.zeros(k, k)]])
-        sol = ca.solve(K, ca.vertcat(M @ v, ca.SX.zeros(k)))
-        return self._fn("impact_map", [q, v], [sol[:self.nv], sol[self.nv:]], ["q", "v_minus"],
+        r = Jr.shape[0]
+        K = ca.blockcat([[M, -Jr.T], [Jr, ca.SX.zeros(r, r)]])
+        sol = ca.solve(K, ca.vertcat(M @ v, ca.SX.zeros(r)))
+        return self._fn("impact_map", [q, v], [sol[:self.nv], S.T @ sol[self.nv:]], ["q", "v_minus"],
                         ["v_plus", "impulse"])
 
 
