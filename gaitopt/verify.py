@@ -57,7 +57,8 @@ class ReplaySettings:
     timestep: MuJoCo step [s]; solref: contact (time constant [s], damping ratio); solimp:
     MuJoCo's impedance (d0, d_width, width [m], midpoint, power); foot_radius: contact sphere
     radius [m]; pd_frequency_hz, pd_damping: joint PD natural frequency and damping ratio;
-    cone: pyramidal | elliptic friction cone.
+    cone: pyramidal | elliptic friction cone; noslip_iterations: MuJoCo's no-slip solver passes
+    (0: off; it removes the creep of MuJoCo's soft friction).
     Criteria: distance_rtol: |simulated − planned| base advance / planned; slip_tol: tangential
     displacement [m] of a contact point over one planned stance; fall_height_fraction: the base
     has fallen when its height above the ground drops below this × the plan's lowest;
@@ -68,9 +69,10 @@ class ReplaySettings:
     solref: tuple = (0.004, 1.0)
     solimp: tuple = (0.95, 0.99, 0.001, 0.5, 2.0)
     foot_radius: float = 0.005
-    pd_frequency_hz: float = 8.0
+    pd_frequency_hz: float = 20.0
     pd_damping: float = 1.0
     cone: str = "elliptic"
+    noslip_iterations: int = 10
     distance_rtol: float = 0.10
     slip_tol: float = 0.02
     fall_height_fraction: float = 0.5
@@ -223,6 +225,7 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
     spec.option.timestep = settings.timestep
     spec.option.integrator = mj.mjtIntegrator.mjINT_IMPLICITFAST
     spec.option.cone = {"pyramidal": mj.mjtCone.mjCONE_PYRAMIDAL, "elliptic": mj.mjtCone.mjCONE_ELLIPTIC}[settings.cone]
+    spec.option.noslip_iterations = settings.noslip_iterations
     spec.option.gravity = np.array(robot.model.gravity.linear)
 
     # URDF joint → child link: the MuJoCo body that moves with that joint
