@@ -13,7 +13,8 @@ against Pinocchio (mass matrix, contact point positions) before anything is simu
 The replay starts from the plan's first state and applies, on every actuated joint,
 τ = τ_ff(t) + K_p (q_ref(t) − q) + K_d (v_ref(t) − v), with τ_ff, q_ref, v_ref the planned
 trajectory sampled with the transcription's interpolant. The gains put each joint at a natural
-frequency `pd_frequency_hz` on the diagonal of the joint-space inertia at the first state.
+frequency `pd_frequency_hz` on its diagonal entry of the joint-space inertia matrix at the
+first state (the links outboard of it, the floating base free).
 
     from gaitopt import verify
     rep = verify.replay(result, cycles=2)      # a Replay: report dict + time series
@@ -56,11 +57,13 @@ class ReplaySettings:
 
     timestep: MuJoCo step [s]; solref: contact (time constant [s], damping ratio); solimp:
     MuJoCo's impedance (d0, d_width, width [m], midpoint, power); foot_radius: contact sphere
-    radius [m]; pd_frequency_hz, pd_damping: joint PD natural frequency and damping ratio;
+    radius [m]; pd_frequency_hz, pd_damping: joint PD natural frequency and damping ratio on
+    the joint's diagonal entry of the joint-space inertia matrix (the links outboard of it);
     cone: pyramidal | elliptic friction cone; noslip_iterations: MuJoCo's no-slip solver passes
     (0: off; it removes the creep of MuJoCo's soft friction).
     Criteria: distance_rtol: |simulated − planned| base advance / planned; slip_tol: tangential
-    displacement [m] of a contact point over one planned stance; fall_height_fraction: the base
+    displacement [m] of a contact point within one planned stance while it touches the ground;
+    fall_height_fraction: the base
     has fallen when its height above the ground drops below this × the plan's lowest;
     fall_tilt: or when |pitch| or |roll| exceeds the plan's largest by this [rad].
     """
@@ -129,7 +132,7 @@ class SimModel:
     """A robot in MuJoCo. model/data: mujoco.MjModel/MjData; qpos, dof: gaitopt coordinate
     index → MuJoCo qpos / dof address (arrays of length nq); act_dof: MuJoCo dof address of each
     actuated joint (robot.actuated order); sites: MuJoCo site id of each contact point
-    (robot.contacts order); foot_geoms: geom id → foot name; kp, kd: PD gains (nu,);
+    (robot.contacts order); foot_geoms: geom id → contact point index; kp, kd: PD gains (nu,);
     ground_normal, ground_tangents: world unit vectors of the floor."""
 
     robot: object
@@ -174,10 +177,10 @@ class SimModel:
         """Coriolis, centrifugal and gravity forces C(q, v) + G(q) (nq,) at the current state."""
         return self.data.qfrc_bias[self.dof].copy()
 
-    def foot_forces(self) -> dict:
-        """foot → world force (3,) [N] the ground exerts on it now (sum over its contacts)."""
+    def contact_forces(self) -> np.ndarray:
+        """World forces (nc, 3) [N] the ground exerts now on each contact point's sphere."""
         mj = _mujoco()
-        out = {foot: np.zeros(3) for foot in set(self.foot_geoms.values())}
+        out = np.zeros((len(self.sites), 3))
         f6 = np.zeros(6)
         for i in range(self.data.ncon):
             con = self.data.contact[i]
@@ -277,14 +280,12 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
         g.friction = [friction, 0.005, 0.0001]
         g.solref = list(settings.solref)
         g.solimp = list(settings.solimp)
-        foot_geom_names[g.name] = cp.foot
+        foot_geom_names[g.name] = ci
 
     q_gains = robot.standing_q if q_gains is None else np.asarray(q_gains, float)
-    data_pin = robot.model.createData()
-    M = pin.crba(robot.model, data_pin, q_gains)
-    M = np.triu(M) + np.triu(M, 1).T
     w = 2 * np.pi * settings.pd_frequency_hz
-    m_diag = np.diag(M)[robot.actuated_index]
+    M = pin.crba(robot.model, robot.model.createData(), q_gains)
+    m_diag = np.diag(np.triu(M) + np.triu(M, 1).T)[robot.actuated_index]
     kp = m_diag * w ** 2
     kd = 2 * settings.pd_damping * m_diag * w
     for i, j in enumerate(robot.actuated):
@@ -305,7 +306,7 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
         raise RuntimeError(f"MuJoCo model has nq={model.nq}, nv={model.nv}; gaitopt has {len(names)} coordinates")
     act_dof = dof[robot.actuated_index]
     sites = np.array([model.site(f"contact_{cp.name}").id for cp in robot.contacts], dtype=int)
-    foot_geoms = {model.geom(n).id: foot for n, foot in foot_geom_names.items()}
+    foot_geoms = {model.geom(n).id: ci for n, ci in foot_geom_names.items()}
     sim = SimModel(robot, model, data, qpos, dof, act_dof, sites, foot_geoms, kp, kd, normal, tangents)
     if check:
         check_against_pinocchio(sim, q_gains)
@@ -388,7 +389,7 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings())
     ctrl = ref["tau"] + sim.kp * ref["q"][:, robot.actuated_index] + sim.kd * ref["v"][:, robot.actuated_index]
     q_sim = np.zeros((n + 1, robot.nq))
     tau_sim = np.zeros((n + 1, len(robot.actuated)))
-    f_sim = np.zeros((n + 1, len(feet), 3))
+    fc_sim = np.zeros((n + 1, nc, 3))
     pts = np.zeros((n + 1, nc, 3))
     act_ids = np.arange(len(robot.actuated))
     fell_at = None
@@ -409,24 +410,29 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings())
         sim.data.ctrl[:] = ctrl[k]
         mj.mj_step2(sim.model, sim.data)
         tau_sim[k] = sim.data.actuator_force[act_ids]
-        for foot, f in sim.foot_forces().items():
-            f_sim[k, feet.index(foot)] = f
+        fc_sim[k] = sim.contact_forces()
         if fell_at is not None:
             break
     sl = slice(0, last + 1)
-    t, q_sim, tau_sim, f_sim, pts = t[sl], q_sim[sl], tau_sim[sl], f_sim[sl], pts[sl]
+    t, q_sim, tau_sim, fc_sim, pts = t[sl], q_sim[sl], tau_sim[sl], fc_sim[sl], pts[sl]
+    f_sim = np.zeros((len(t), len(feet), 3))
+    for ci in range(nc):
+        f_sim[:, foot_of[ci]] += fc_sim[:, ci]
+    touching = fc_sim @ sim.ground_normal > 0.0
     q_plan, tau_plan, f_plan, point_on = ref["q"][sl], ref["tau"][sl], f_plan[sl], point_on[sl]
     report = _judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f_plan, f_sim, pts,
-                    ref["q"], point_on, fell_at, h_plan, tilt_plan)
+                    point_on, touching, fell_at, h_plan, tilt_plan)
     series = {"time": t, "q_plan": q_plan, "q_sim": q_sim, "tau_plan": tau_plan, "tau_sim": tau_sim,
               "force_plan": f_plan, "force_sim": f_sim, "feet": feet, "coordinates": coords,
               "actuated": list(robot.actuated)}
     return Replay(report["verified"], report, series)
 
 
-def _stance_slips(pts, point_on, tangents) -> np.ndarray:
-    """Largest tangential displacement [m] of each contact point within one stance run:
-    pts (T, nc, 3) positions, point_on (T, nc) planned contact flags."""
+def _stance_slips(pts, point_on, tangents, touching=None) -> np.ndarray:
+    """Largest tangential displacement [m] of each contact point within one planned stance,
+    while it touches the ground, from where it first touched in that stance: pts (T, nc, 3)
+    positions, point_on (T, nc) planned contact flags, touching (T, nc) simulated contact
+    flags (None: always touching)."""
     nc = pts.shape[1]
     out = np.zeros(nc)
     for ci in range(nc):
@@ -439,8 +445,10 @@ def _stance_slips(pts, point_on, tangents) -> np.ndarray:
             e = k
             while e + 1 < len(on) and on[e + 1]:
                 e += 1
-            d = (pts[k:e + 1, ci] - pts[k, ci]) @ tangents.T
-            out[ci] = max(out[ci], float(np.sqrt((d ** 2).sum(axis=1)).max()))
+            run = pts[k:e + 1, ci] if touching is None else pts[k:e + 1, ci][touching[k:e + 1, ci]]
+            if len(run):
+                d = (run - run[0]) @ tangents.T
+                out[ci] = max(out[ci], float(np.sqrt((d ** 2).sum(axis=1)).max()))
             k = e + 1
     return out
 
@@ -450,7 +458,7 @@ def _rms(x, axis=0):
 
 
 def _judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f_plan, f_sim, pts,
-           q_plan_all, point_on, fell_at, h_plan, tilt_plan) -> dict:
+           point_on, touching, fell_at, h_plan, tilt_plan) -> dict:
     import mujoco
     robot, traj = result.robot, result.trajectory
     coords = list(robot.coordinates)
@@ -464,7 +472,7 @@ def _judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f
     for q in q_plan:
         pin.framesForwardKinematics(robot.model, data, q)
         plan_pts.append([data.oMf[c.frame_id].act(c.point) for c in robot.contacts])
-    slip = _stance_slips(pts, point_on, sim.ground_tangents)
+    slip = _stance_slips(pts, point_on, sim.ground_tangents, touching)
     slip_plan = _stance_slips(np.array(plan_pts), point_on, sim.ground_tangents)
     rel = abs(simulated - planned) / abs(planned) if planned else float("inf")
     slipped = bool(slip.max(initial=0.0) > settings.slip_tol)
