@@ -59,6 +59,9 @@ class ReplaySettings:
     MuJoCo's impedance (d0, d_width, width [m], midpoint, power); foot_radius: contact sphere
     radius [m]; pd_frequency_hz, pd_damping: joint PD natural frequency and damping ratio on
     the joint's diagonal entry of the joint-space inertia matrix (the links outboard of it);
+    stance_frequency_hz: while a foot below a joint stands, its gains are raised to this natural
+    frequency on the inertia of the rest of the robot about the joint, shared by the standing
+    feet (0: off);
     cone: pyramidal | elliptic friction cone; noslip_iterations: MuJoCo's no-slip solver passes
     (0: off; it removes the creep of MuJoCo's soft friction).
     Criteria: distance_rtol: |simulated − planned| base advance / planned; slip_tol: tangential
@@ -73,6 +76,7 @@ class ReplaySettings:
     solimp: tuple = (0.95, 0.99, 0.001, 0.5, 2.0)
     foot_radius: float = 0.005
     pd_frequency_hz: float = 20.0
+    stance_frequency_hz: float = 0.0
     pd_damping: float = 1.0
     cone: str = "elliptic"
     noslip_iterations: int = 10
@@ -133,6 +137,8 @@ class SimModel:
     index → MuJoCo qpos / dof address (arrays of length nq); act_dof: MuJoCo dof address of each
     actuated joint (robot.actuated order); sites: MuJoCo site id of each contact point
     (robot.contacts order); foot_geoms: geom id → contact point index; kp, kd: PD gains (nu,);
+    kp_stance, kd_stance: gains while a foot below the joint stands, before sharing (nu,);
+    joint_feet (nu, n_feet) bool: the feet below each actuated joint (robot.feet order);
     ground_normal, ground_tangents: world unit vectors of the floor."""
 
     robot: object
@@ -145,6 +151,9 @@ class SimModel:
     foot_geoms: dict
     kp: np.ndarray
     kd: np.ndarray
+    kp_stance: np.ndarray
+    kd_stance: np.ndarray
+    joint_feet: np.ndarray
     ground_normal: np.ndarray
     ground_tangents: np.ndarray
 
@@ -209,6 +218,27 @@ def _contact_offsets(robot, traj, normal) -> list:
         q = robot.standing_q if q is None else q
         pin.framesForwardKinematics(robot.model, data, q)
         out.append(data.oMf[c.frame_id].rotation.T @ normal)
+    return out
+
+
+def joint_inertias(robot, q) -> np.ndarray:
+    """(nu, 2) inertia [kg·m²] about each actuated joint's axis, every other joint locked, at
+    posture q (nq,): column 0 of the links outboard of it (what it turns while its foot swings:
+    the diagonal of the joint-space inertia matrix), column 1 of all the other links (what it
+    turns while its foot stands)."""
+    model, data = robot.model, robot.model.createData()
+    M = pin.crba(model, data, q)
+    distal = np.diag(np.triu(M) + np.triu(M, 1).T)[robot.actuated_index]
+    pin.ccrba(model, data, q, np.zeros(robot.nv))
+    com, mass, inertia_g = data.com[0], data.mass[0], data.Ig.inertia   # Ig: about the CoM
+    pin.computeJointJacobians(model, data, q)
+    out = np.zeros((len(robot.actuated), 2))
+    for i, name in enumerate(robot.actuated):
+        j = model.getJointId(name)
+        axis = pin.getJointJacobian(model, data, j, pin.LOCAL_WORLD_ALIGNED)[3:, model.joints[j].idx_v]
+        r = com - data.oMi[j].translation
+        whole = axis @ inertia_g @ axis + mass * (r @ r - (r @ axis) ** 2)
+        out[i] = distal[i], max(whole - distal[i], 0.0)
     return out
 
 
@@ -284,10 +314,19 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
 
     q_gains = robot.standing_q if q_gains is None else np.asarray(q_gains, float)
     w = 2 * np.pi * settings.pd_frequency_hz
-    M = pin.crba(robot.model, robot.model.createData(), q_gains)
-    m_diag = np.diag(np.triu(M) + np.triu(M, 1).T)[robot.actuated_index]
-    kp = m_diag * w ** 2
-    kd = 2 * settings.pd_damping * m_diag * w
+    inertia = joint_inertias(robot, q_gains)
+    kp = inertia[:, 0] * w ** 2
+    kd = 2 * settings.pd_damping * inertia[:, 0] * w
+    ws = 2 * np.pi * settings.stance_frequency_hz
+    kp_stance = inertia[:, 1] * ws ** 2
+    kd_stance = 2 * settings.pd_damping * inertia[:, 1] * ws
+    feet = list(robot.feet)
+    joint_feet = np.zeros((len(robot.actuated), len(feet)), dtype=bool)
+    for i, j in enumerate(robot.actuated):
+        jid = robot.model.getJointId(j)
+        for cp in robot.contacts:
+            if jid in robot.model.supports[robot.model.frames[cp.frame_id].parentJoint]:
+                joint_feet[i, feet.index(cp.foot)] = True
     for i, j in enumerate(robot.actuated):
         act = spec.add_actuator(name=j, target=j, trntype=mj.mjtTrn.mjTRN_JOINT)
         # force = ctrl − kp q − kd q̇; ctrl = τ_ff + kp q_ref + kd v_ref (the q̇ term is implicit)
@@ -307,7 +346,8 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
     act_dof = dof[robot.actuated_index]
     sites = np.array([model.site(f"contact_{cp.name}").id for cp in robot.contacts], dtype=int)
     foot_geoms = {model.geom(n).id: ci for n, ci in foot_geom_names.items()}
-    sim = SimModel(robot, model, data, qpos, dof, act_dof, sites, foot_geoms, kp, kd, normal, tangents)
+    sim = SimModel(robot, model, data, qpos, dof, act_dof, sites, foot_geoms, kp, kd, kp_stance, kd_stance,
+                   joint_feet, normal, tangents)
     if check:
         check_against_pinocchio(sim, q_gains)
     return sim
@@ -386,7 +426,15 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings())
         f_plan[:, foot_of[ci]] += ref["f"][:, ci]
 
     sim.set_state(q0, v0)
-    ctrl = ref["tau"] + sim.kp * ref["q"][:, robot.actuated_index] + sim.kd * ref["v"][:, robot.actuated_index]
+    # gains per sample: a joint with a standing foot below it gets its share of the stance gains
+    foot_on = np.zeros((n + 1, len(feet)), dtype=bool)
+    for ci in range(nc):
+        foot_on[:, foot_of[ci]] |= point_on[:, ci]
+    stance = (foot_on.astype(int) @ sim.joint_feet.T.astype(int)) > 0          # (T, nu)
+    n_on = np.maximum(foot_on.sum(axis=1, keepdims=True), 1)
+    kp_t = np.where(stance, np.maximum(sim.kp, sim.kp_stance / n_on), sim.kp)
+    kd_t = np.where(stance, np.maximum(sim.kd, sim.kd_stance / n_on), sim.kd)
+    ctrl = ref["tau"] + kp_t * ref["q"][:, robot.actuated_index] + kd_t * ref["v"][:, robot.actuated_index]
     q_sim = np.zeros((n + 1, robot.nq))
     tau_sim = np.zeros((n + 1, len(robot.actuated)))
     fc_sim = np.zeros((n + 1, nc, 3))
@@ -408,6 +456,8 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings())
                 or np.abs(q_sim[k, tilt_idx]).max() > tilt_plan + settings.fall_tilt:
             fell_at, last = float(t[k]), k
         sim.data.ctrl[:] = ctrl[k]
+        sim.model.actuator_biasprm[:, 1] = -kp_t[k]
+        sim.model.actuator_biasprm[:, 2] = -kd_t[k]
         mj.mj_step2(sim.model, sim.data)
         tau_sim[k] = sim.data.actuator_force[act_ids]
         fc_sim[k] = sim.contact_forces()
@@ -543,7 +593,8 @@ def _judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f
             "rms_difference_over_weight": float(_rms(all_diff.ravel()) / weight),
         },
         "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(settings).items()},
-        "pd_gains": {j: {"kp": float(sim.kp[i]), "kd": float(sim.kd[i])} for i, j in enumerate(joints)},
+        "pd_gains": {j: {"kp": float(sim.kp[i]), "kd": float(sim.kd[i]), "kp_stance": float(sim.kp_stance[i]),
+                         "kd_stance": float(sim.kd_stance[i])} for i, j in enumerate(joints)},
         "versions": {"gaitopt": __version__, "mujoco": mujoco.__version__},
     }
     return report
