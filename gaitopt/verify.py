@@ -230,7 +230,7 @@ def joint_inertias(robot, q) -> np.ndarray:
     M = pin.crba(model, data, q)
     distal = np.diag(np.triu(M) + np.triu(M, 1).T)[robot.actuated_index]
     pin.ccrba(model, data, q, np.zeros(robot.nv))
-    com, mass, inertia_g = data.com[0], data.mass[0], data.Ig.inertia   # Ig: about the CoM
+    com, mass, inertia_g = data.com[0], data.Ig.mass, data.Ig.inertia   # Ig: about the CoM
     pin.computeJointJacobians(model, data, q)
     out = np.zeros((len(robot.actuated), 2))
     for i, name in enumerate(robot.actuated):
