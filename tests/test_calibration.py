@@ -1,6 +1,6 @@
 """The source papers' calibration checks (MISSION.md, "Sanity checks"), on gaitopt's own
-symbolic dynamics (`SymbolicDynamics.inverse_dynamics`) against references computed here
-without it:
+symbolic dynamics (`SymbolicDynamics.inverse_dynamics`) against references computed without it
+(gaitopt.calibration):
 
 1. static standing: joint torques equal statics — for every joint, minus the moment about its
    axis of the loads outboard of it (link weights and foot forces); on TITAN-VIII each knee
@@ -8,7 +8,9 @@ without it:
 2. a slow vertical sinusoidal body motion on all feet: ∫ Σ τ q̇ dt over the rise equals the
    potential-energy gain, and over a full period it vanishes;
 3. joint torques from the foot forces through the leg Jacobian transpose (Jacobian by finite
-   differences of the foot position) equal inverse dynamics when the legs are massless.
+   differences of the foot position) equal inverse dynamics when the legs are massless;
+4. the TITAN-VIII crawl in walking postures A–D (the source's prescribed gait): the
+   gravitationally decoupled posture A needs the least time-averaged absolute power.
 
 Foot forces come from the base rows of the equations of motion (the minimum-norm solution:
 statically indeterminate with more than three feet). Run with -s to see the measured figures.
@@ -20,53 +22,12 @@ import pinocchio as pin
 import pytest
 
 import gaitopt as go
+from gaitopt.calibration import (POSTURES, equilibrium_forces, feet_fixed_ik, inverse_dynamics,
+                                 prescribed_crawl, statics_torques)
 
 G = 9.81
 RTOL = 0.01                 # the papers' 1 %
 TITAN_KNEE_FORCE = 49.1     # N, titan8.yaml knee_reaction_check.Fz_N (rounded from 49.05)
-
-
-def inverse_dynamics(sd, q, v, a, f):
-    """gaitopt's τ = M a + C + G − Σ Jᵀ f (nv,), f (nc, 3) world forces."""
-    return np.array(sd.inverse_dynamics(q, v, a, np.asarray(f, float).ravel())).ravel()
-
-
-def base_equilibrium_forces(robot, sd, q, v, a):
-    """Minimum-norm contact forces (nc, 3) that make the base rows of the equations of motion
-    hold (no actuator acts on the base), and the base residual left."""
-    nb = len(robot.base_coordinates)
-    h = inverse_dynamics(sd, q, v, a, np.zeros((len(robot.contacts), 3)))
-    J = np.array(sd.contact_jacobian(q))                      # (3 nc, nv)
-    f, *_ = np.linalg.lstsq(J[:, :nb].T, h[:nb], rcond=None)
-    residual = inverse_dynamics(sd, q, v, a, f.reshape(-1, 3))[:nb]
-    return f.reshape(-1, 3), residual
-
-
-def statics_torques(robot, q, forces) -> np.ndarray:
-    """τ_j = −axis_j · Σ (p − o_j) × F over the weights of the links outboard of joint j and the
-    contact forces on them, for every non-base (revolute) coordinate; (nv,) with base rows 0."""
-    model = robot.model
-    data = model.createData()
-    pin.forwardKinematics(model, data, q)
-    pin.updateFramePlacements(model, data)
-    pin.computeJointJacobians(model, data, q)
-    g = model.gravity.linear
-    tau = np.zeros(robot.nv)
-    for name in robot.joints:
-        j = model.getJointId(name)
-        o = data.oMi[j].translation
-        axis = pin.getJointJacobian(model, data, j, pin.LOCAL_WORLD_ALIGNED)[3:, model.joints[j].idx_v]
-        moment = np.zeros(3)
-        sub = set(model.subtrees[j])
-        for b in sub:
-            c = data.oMi[b].act(model.inertias[b].lever)
-            moment += np.cross(c - o, model.inertias[b].mass * g)
-        for ci, cp in enumerate(robot.contacts):
-            if model.frames[cp.frame_id].parentJoint in sub:
-                p = data.oMf[cp.frame_id].act(cp.point)
-                moment += np.cross(p - o, forces[ci])
-        tau[model.joints[j].idx_v] = -axis @ moment
-    return tau
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +49,7 @@ def hoap2():
 def test_standing_torques_equal_statics(which, request):
     robot, sd = request.getfixturevalue(which)
     q, z = robot.standing_q, np.zeros(robot.nv)
-    f, residual = base_equilibrium_forces(robot, sd, q, z, z)
+    f, residual = equilibrium_forces(robot, sd, q, z, z)
     weight = robot.total_mass * G
     assert np.abs(residual).max() < 1e-9 * weight
     assert f[:, 2].sum() == pytest.approx(weight, rel=1e-9)
@@ -108,7 +69,7 @@ def test_titan8_knee_carries_the_body_weight_share(titan8):
     knee is the vertical (m − m_lower_legs)·g/4 = 49.1 N, and the knee torque vanishes."""
     robot, sd = titan8
     q, z = robot.standing_q, np.zeros(robot.nv)
-    f, _ = base_equilibrium_forces(robot, sd, q, z, z)
+    f, _ = equilibrium_forces(robot, sd, q, z, z)
     m = robot.total_mass
     shanks = [robot.model.getJointId(f"{leg}_knee") for leg in ("FL", "FR", "HL", "HR")]
     m_lower = sum(robot.model.inertias[j].mass for j in shanks)   # shank + foot links
@@ -145,21 +106,6 @@ def test_titan8_knee_carries_the_body_weight_share(titan8):
 # --------------------------------------------------------- 2. slow vertical body motion
 
 
-def feet_fixed_ik(robot, sd, q_guess, targets, iters=30):
-    """Leg joint angles that put every contact point on its target (nc, 3), the base fixed at
-    q_guess's base coordinates (Newton on the contact positions)."""
-    nb = len(robot.base_coordinates)
-    q = np.array(q_guess, float)
-    for _ in range(iters):
-        p = np.array(sd.contact_kinematics(q, np.zeros(robot.nv), np.zeros(robot.nv))[0]).T
-        r = (p - targets).ravel()
-        if np.abs(r).max() < 1e-13:
-            break
-        J = np.array(sd.contact_jacobian(q))[:, nb:]
-        q[nb:] -= np.linalg.lstsq(J, r, rcond=None)[0]
-    return q
-
-
 def vertical_motion(robot, sd, amplitude=0.02, period=10.0, n=400):
     """One period of base_z = z0 + A sin(2π t/T) with all feet fixed: times (n+1,), q, v, a
     (n+1, nv) by periodic central differences of the IK solution."""
@@ -192,7 +138,7 @@ def test_slow_vertical_motion_energy(which, request):
     idx = robot.actuated_index
     power = []
     for k in range(len(t)):
-        f, residual = base_equilibrium_forces(robot, sd, q[k], v[k], a[k])
+        f, residual = equilibrium_forces(robot, sd, q[k], v[k], a[k])
         assert np.abs(residual).max() < 1e-8 * robot.total_mass * G
         tau = inverse_dynamics(sd, q[k], v[k], a[k], f)
         power.append(tau[idx] @ v[k, idx])
@@ -265,7 +211,7 @@ def test_jacobian_transpose_equals_dynamics_with_massless_legs(titan8):
     a = 1.0 * rng.standard_normal(robot.nv)
     errors = {}
     for name, r, sd in (("massless legs", light, sd_light), ("real legs", robot, sd_real)):
-        f, residual = base_equilibrium_forces(r, sd, q, v, a)
+        f, residual = equilibrium_forces(r, sd, q, v, a)
         assert np.abs(residual).max() < 1e-9 * max(1.0, np.abs(f).max())
         tau = inverse_dynamics(sd, q, v, a, f)
         worst = 0.0
@@ -280,3 +226,37 @@ def test_jacobian_transpose_equals_dynamics_with_massless_legs(titan8):
     assert errors["massless legs"] <= RTOL
     # the check discriminates: with the real leg masses, at this motion, Jᵀ F is off
     assert errors["real legs"] > RTOL
+
+
+# ------------------------------------------------------------ 4. TITAN-VIII walking postures
+
+
+@pytest.fixture(scope="module")
+def crawls(titan8):
+    robot, _ = titan8
+    return {name: prescribed_crawl(robot, posture, samples=240) for name, posture in POSTURES.items()}
+
+
+def test_titan8_posture_a_needs_the_least_power(crawls):
+    power = {name: c["mean_abs_power_W"] for name, c in crawls.items()}
+    print("\ntitan8 prescribed crawl, time-averaged absolute power [W]: "
+          + ", ".join(f"{k} {v:.3f}" for k, v in power.items())
+          + "; smallest stance normal force [N]: "
+          + ", ".join(f"{k} {c['min_normal_force_N']:.2f}" for k, c in crawls.items()))
+    for c in crawls.values():
+        assert c["base_residual"] < 1e-6                 # three standing feet carry the body
+        # a lifting foot's load passes through zero as the crawl's stability margin closes; more
+        # than a few newtons of pull would mean the body left its support triangle
+        assert c["min_normal_force_N"] > -0.01 * 22.0 * G
+        assert 0.1 < c["mean_abs_power_W"] < 10.0        # the source: single-digit watts
+    assert min(power, key=power.get) == "A"
+    assert all(power["A"] < 0.9 * p for k, p in power.items() if k != "A")
+
+
+def test_titan8_posture_a_is_gravitationally_decoupled(crawls, titan8):
+    """In A the knee J3 barely works; in the others J2 and J3 pass power to each other."""
+    robot, _ = titan8
+    knees = [robot.actuated.index(f"{leg}_knee") for leg in ("FL", "FR", "HL", "HR")]
+    knee_power = {name: float(np.abs(c["power"][:, knees]).sum(axis=1).mean()) for name, c in crawls.items()}
+    print(f"\nmean |knee power| [W]: {knee_power}")
+    assert all(knee_power["A"] < 0.25 * p for k, p in knee_power.items() if k != "A")
