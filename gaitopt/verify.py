@@ -290,8 +290,7 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
     floor.contype, floor.conaffinity = 1, 2          # touches the feet only
     floor.friction = [friction, 0.005, 0.0001]
 
-    traj_for_offsets = traj
-    offsets = _contact_offsets(robot, traj_for_offsets, normal) if traj is not None else \
+    offsets = _contact_offsets(robot, traj, normal) if traj is not None else \
         [np.array([0.0, 0.0, 1.0])] * len(robot.contacts)
     foot_geom_names = {}
     for ci, cp in enumerate(robot.contacts):
@@ -509,7 +508,7 @@ def _rms(x, axis=0):
 
 def _judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f_plan, f_sim, pts,
            point_on, touching, fell_at, h_plan, tilt_plan) -> dict:
-    import mujoco
+    mujoco = _mujoco()
     robot, traj = result.robot, result.trajectory
     coords = list(robot.coordinates)
     ix = coords.index("base_x")
