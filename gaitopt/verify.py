@@ -477,28 +477,24 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings())
     return Replay(report["verified"], report, series)
 
 
+def _runs(flags) -> list:
+    """(start, end) index pairs, end inclusive, of the runs of True in a 1-D bool array."""
+    edges = np.diff(np.r_[0, np.asarray(flags, dtype=int), 0])
+    return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1))
+
+
 def _stance_slips(pts, point_on, tangents, touching=None) -> np.ndarray:
     """Largest tangential displacement [m] of each contact point within one planned stance,
     while it touches the ground, from where it first touched in that stance: pts (T, nc, 3)
     positions, point_on (T, nc) planned contact flags, touching (T, nc) simulated contact
     flags (None: always touching)."""
-    nc = pts.shape[1]
-    out = np.zeros(nc)
-    for ci in range(nc):
-        on = point_on[:, ci]
-        k = 0
-        while k < len(on):
-            if not on[k]:
-                k += 1
-                continue
-            e = k
-            while e + 1 < len(on) and on[e + 1]:
-                e += 1
+    out = np.zeros(pts.shape[1])
+    for ci in range(pts.shape[1]):
+        for k, e in _runs(point_on[:, ci]):
             run = pts[k:e + 1, ci] if touching is None else pts[k:e + 1, ci][touching[k:e + 1, ci]]
             if len(run):
                 d = (run - run[0]) @ tangents.T
                 out[ci] = max(out[ci], float(np.sqrt((d ** 2).sum(axis=1)).max()))
-            k = e + 1
     return out
 
 
@@ -602,50 +598,32 @@ def _judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f
 # ------------------------------------------------------------------------------ output
 
 
+def _compare(ax, t, simulated, planned, labels, ylabel, title, **style) -> None:
+    """Simulated (solid) and planned (dashed, same colour) columns of (T, k) arrays on one axis."""
+    for i, label in enumerate(labels):
+        line, = ax.plot(t, simulated[:, i], label=label, **style)
+        ax.plot(t, planned[:, i], "--", color=line.get_color(), **style)
+    ax.set_xlabel("time [s]")
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{title}: simulated (solid), planned (dashed)")
+    ax.legend(fontsize=6, ncol=2)
+
+
 def plot_replay(rep: Replay):
-    """A comparison figure (matplotlib Figure, Agg canvas): base x and height, base pitch,
-    joint torques and foot normal forces, planned (dashed) vs simulated (solid)."""
+    """A comparison figure (matplotlib Figure, Agg canvas): base position and orientation,
+    joint torques and foot vertical forces, simulated (solid) against planned (dashed)."""
     from .plot import new_figure
     s = rep.series
-    t = s["time"]
-    coords = s["coordinates"]
+    t, coords = s["time"], s["coordinates"]
     fig = new_figure(11.0, 8.0)
     axes = fig.subplots(2, 2)
-    ax = axes[0, 0]
-    for c in ("base_x", "base_z"):
-        i = coords.index(c)
-        line, = ax.plot(t, s["q_sim"][:, i], label=f"{c} simulated")
-        ax.plot(t, s["q_plan"][:, i], "--", color=line.get_color(), label=f"{c} planned")
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("m")
-    ax.legend(fontsize=7)
-    ax.set_title("base position")
-    ax = axes[0, 1]
-    for c in ("base_pitch", "base_roll", "base_yaw"):
-        if c in coords:
-            i = coords.index(c)
-            line, = ax.plot(t, s["q_sim"][:, i], label=f"{c} simulated")
-            ax.plot(t, s["q_plan"][:, i], "--", color=line.get_color(), label=f"{c} planned")
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("rad")
-    ax.legend(fontsize=7)
-    ax.set_title("base orientation")
-    ax = axes[1, 0]
-    for i, j in enumerate(s["actuated"]):
-        line, = ax.plot(t, s["tau_sim"][:, i], lw=0.8, label=j)
-        ax.plot(t, s["tau_plan"][:, i], "--", lw=0.8, color=line.get_color())
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("N·m")
-    ax.set_title("joint torques: simulated (solid), planned (dashed)")
-    ax.legend(fontsize=6, ncol=2)
-    ax = axes[1, 1]
-    for i, foot in enumerate(s["feet"]):
-        line, = ax.plot(t, s["force_sim"][:, i, 2], lw=0.8, label=foot)
-        ax.plot(t, s["force_plan"][:, i, 2], "--", lw=0.8, color=line.get_color())
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("N")
-    ax.set_title("foot vertical force: simulated (solid), planned (dashed)")
-    ax.legend(fontsize=7)
+    for ax, names, unit, title in ((axes[0, 0], ("base_x", "base_y", "base_z"), "m", "base position"),
+                                   (axes[0, 1], ("base_yaw", "base_pitch", "base_roll"), "rad", "base orientation")):
+        idx = [coords.index(c) for c in names if c in coords]
+        _compare(ax, t, s["q_sim"][:, idx], s["q_plan"][:, idx], [coords[i] for i in idx], unit, title)
+    _compare(axes[1, 0], t, s["tau_sim"], s["tau_plan"], s["actuated"], "N·m", "joint torques", lw=0.8)
+    _compare(axes[1, 1], t, s["force_sim"][:, :, 2], s["force_plan"][:, :, 2], s["feet"], "N",
+             "foot vertical force", lw=0.8)
     r = rep.report
     fig.suptitle(f"{r['robot']}: {'VERIFIED' if r['verified'] else 'FAILED: ' + '; '.join(r['failures'])}\n"
                  f"distance {r['distance']['simulated_m']:.3f} m simulated vs {r['distance']['planned_m']:.3f} m "
