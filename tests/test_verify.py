@@ -184,3 +184,13 @@ def test_missing_mujoco_is_a_clear_input_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "mujoco", None)
     with pytest.raises(go.InputError, match="pip install"):
         verify.build_model(go.load_robot("biped7"))
+
+
+def test_verify_dir_api(static_walk_dir, tmp_path):
+    rep, paths = verify.verify_dir(static_walk_dir, cycles=1, output=tmp_path)
+    assert paths["report"].is_file() and paths["plot"].is_file()
+    saved = json.loads(paths["report"].read_text())
+    assert saved["verified"] == rep.verified
+    assert saved["distance"] == rep.report["distance"]
+    n = len(rep.series["time"])
+    assert rep.series["q_sim"].shape == (n, 9) and rep.series["force_sim"].shape == (n, 2, 3)
