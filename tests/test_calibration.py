@@ -8,9 +8,7 @@ symbolic dynamics (`SymbolicDynamics.inverse_dynamics`) against references compu
 2. a slow vertical sinusoidal body motion on all feet: ∫ Σ τ q̇ dt over the rise equals the
    potential-energy gain, and over a full period it vanishes;
 3. joint torques from the foot forces through the leg Jacobian transpose (Jacobian by finite
-   differences of the foot position) equal inverse dynamics when the legs are massless;
-4. the TITAN-VIII crawl in walking postures A–D (the source's prescribed gait): the
-   gravitationally decoupled posture A needs the least time-averaged absolute power.
+   differences of the foot position) equal inverse dynamics when the legs are massless.
 
 Foot forces come from the base rows of the equations of motion (the minimum-norm solution:
 statically indeterminate with more than three feet). Run with -s to see the measured figures.
@@ -22,8 +20,7 @@ import pinocchio as pin
 import pytest
 
 import gaitopt as go
-from gaitopt.calibration import (POSTURES, equilibrium_forces, feet_fixed_ik, inverse_dynamics,
-                                 prescribed_crawl, statics_torques)
+from gaitopt.calibration import equilibrium_forces, feet_fixed_ik, inverse_dynamics, statics_torques
 
 G = 9.81
 RTOL = 0.01                 # the papers' 1 %
@@ -226,37 +223,3 @@ def test_jacobian_transpose_equals_dynamics_with_massless_legs(titan8):
     assert errors["massless legs"] <= RTOL
     # the check discriminates: with the real leg masses, at this motion, Jᵀ F is off
     assert errors["real legs"] > RTOL
-
-
-# ------------------------------------------------------------ 4. TITAN-VIII walking postures
-
-
-@pytest.fixture(scope="module")
-def crawls(titan8):
-    robot, _ = titan8
-    return {name: prescribed_crawl(robot, posture, samples=240) for name, posture in POSTURES.items()}
-
-
-def test_titan8_posture_a_needs_the_least_power(crawls):
-    power = {name: c["mean_abs_power_W"] for name, c in crawls.items()}
-    print("\ntitan8 prescribed crawl, time-averaged absolute power [W]: "
-          + ", ".join(f"{k} {v:.3f}" for k, v in power.items())
-          + "; smallest stance normal force [N]: "
-          + ", ".join(f"{k} {c['min_normal_force_N']:.2f}" for k, c in crawls.items()))
-    for c in crawls.values():
-        assert c["base_residual"] < 1e-6                 # three standing feet carry the body
-        # a lifting foot's load passes through zero as the crawl's stability margin closes; more
-        # than a few newtons of pull would mean the body left its support triangle
-        assert c["min_normal_force_N"] > -0.01 * 22.0 * G
-        assert 0.1 < c["mean_abs_power_W"] < 10.0        # the source: single-digit watts
-    assert min(power, key=power.get) == "A"
-    assert all(power["A"] < 0.9 * p for k, p in power.items() if k != "A")
-
-
-def test_titan8_posture_a_is_gravitationally_decoupled(crawls, titan8):
-    """In A the knee J3 barely works; in the others J2 and J3 pass power to each other."""
-    robot, _ = titan8
-    knees = [robot.actuated.index(f"{leg}_knee") for leg in ("FL", "FR", "HL", "HR")]
-    knee_power = {name: float(np.abs(c["power"][:, knees]).sum(axis=1).mean()) for name, c in crawls.items()}
-    print(f"\nmean |knee power| [W]: {knee_power}")
-    assert all(knee_power["A"] < 0.25 * p for k, p in knee_power.items() if k != "A")
