@@ -175,6 +175,36 @@ def _cmd_animate(args) -> int:
     return _finish(result, args.result_dir)
 
 
+def _cmd_verify(args) -> int:
+    from .verify import replay, write_replay
+    cycles = _positive(args.cycles, "--cycles", int)
+    result = _load(args.result_dir)
+    rep = replay(result, cycles=cycles)
+    outdir = Path(args.output) if args.output else Path(args.result_dir)
+    with _writing():
+        paths = write_replay(rep, outdir, args.result_dir)
+    r = rep.report
+    print(f"{r['robot']}: {cycles} cycles in MuJoCo: distance {r['distance']['simulated_m']:.4f} m simulated vs "
+          f"{r['distance']['planned_m']:.4f} m planned ({100 * r['distance']['relative_error']:.1f} % off), "
+          f"fell {r['fell']}, slipped {r['slipped']} (largest {1e3 * max(r['slip_m'].values()):.1f} mm), "
+          f"torque RMS difference {r['torque']['rms_difference_all_Nm']:.3g} N·m")
+    print(f"wrote {paths['report']} and {paths['plot']}")
+    if not rep.verified:
+        print(f"gaitopt: verification failed: {'; '.join(r['failures'])}", file=sys.stderr)
+        return EXIT_FAILED
+    print("verified")
+    return EXIT_OK
+
+
+def _add_verify_command(sub) -> None:
+    """`gaitopt verify RESULT_DIR`: replay the gait in MuJoCo (the `sim` extra)."""
+    p = sub.add_parser("verify", help="replay a solved gait in MuJoCo; write verify.json and verify.png")
+    p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
+    p.add_argument("--cycles", default="2", help="gait cycles simulated (default 2)")
+    p.add_argument("-o", "--output", help="output directory (default RESULT_DIR)")
+    p.set_defaults(func=_cmd_verify)
+
+
 def _add_output_commands(sub) -> None:
     """`gaitopt export`, `gaitopt plot`, `gaitopt animate`: read a RESULT_DIR of `gaitopt solve`."""
     p = sub.add_parser("export", help="sample a solved gait at any rate: full CSV, motor table or NPZ + JSON summary")
@@ -223,6 +253,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=_cmd_sweep)
 
     _add_output_commands(sub)
+    _add_verify_command(sub)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
