@@ -462,6 +462,7 @@ def export_summary(result, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1, fi
     limits, energies per cycle (from the interpolant sampled at rate_hz, at least 400 points
     per cycle, trapezoidal integration), cost of transport, duty factor and peak friction ratio
     per foot."""
+    from . import actuation as A
     from . import quantities as Q
     from .dynamics import GRAVITY
     traj, robot, problem = result.trajectory, result.robot, result.problem
@@ -471,7 +472,10 @@ def export_summary(result, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1, fi
     tb = sample_table(result, times=t)
     tau, w = tb["tau"], Q.joint_speed(robot, tb["v"])
     mech = tau * w
-    joule = Q.joule_power(robot, tau)
+    copper = Q.joule_power(robot, tau)
+    # the joule_loss cost's index: R (τ/(G K))², gear efficiency left out as in the source
+    index = tau ** 2 * np.array([A.joule_coefficient(robot.actuators[j], robot.actuators[j].gear_ratio)
+                                 for j in robot.actuated])
     elec = tb["power"]
     q_act = tb["q"][:, robot.actuated_index]
 
@@ -488,7 +492,8 @@ def export_summary(result, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1, fi
                      "current_limit": a.current_limit, "power_peak": float(elec[:, i].max())}
     energy = {"electrical": integral(elec.sum(axis=1)),
               "electrical_without_regeneration": integral(np.maximum(elec, 0.0).sum(axis=1)),
-              "joule_loss": integral(joule.sum(axis=1)),
+              "copper_loss": integral(copper.sum(axis=1)),
+              "joule_loss": integral(index.sum(axis=1)),
               "mechanical_positive": integral(np.maximum(mech, 0.0).sum(axis=1)),
               "mechanical_negative": integral(np.minimum(mech, 0.0).sum(axis=1))}
     abs_energy = energy["mechanical_positive"] - energy["mechanical_negative"]

@@ -13,10 +13,8 @@ from .schedule import active_points
 
 
 def motor_current(robot, tau) -> np.ndarray:
-    """Motor current i = τ/(G·K) per actuated joint [A], tau (T, nu) N·m → (T, nu).
-
-    Gear losses are neglected, as in `Actuator.current` and the joule_loss cost (the
-    transcription's torque–speed constraint divides by the gear efficiency η as well)."""
+    """Motor current i = τ/(η·G·K) per actuated joint [A], tau (T, nu) N·m → (T, nu): the motor
+    model of the transcription's current limit and torque–speed line (`Actuator.current`)."""
     tau = np.asarray(tau, float)
     return np.column_stack([robot.actuators[j].current(tau[:, i]) for i, j in enumerate(robot.actuated)]) \
         if robot.actuated else np.zeros((len(tau), 0))
@@ -33,7 +31,7 @@ def mechanical_power(robot, tau, v) -> np.ndarray:
 
 
 def joule_power(robot, tau) -> np.ndarray:
-    """Copper loss R·i² per actuated joint (T, nu) [W]."""
+    """Copper loss R·i² per actuated joint (T, nu) [W], i = τ/(η·G·K)."""
     tau = np.asarray(tau, float)
     return np.column_stack([robot.actuators[j].joule_power(tau[:, i]) for i, j in enumerate(robot.actuated)]) \
         if robot.actuated else np.zeros((len(tau), 0))
@@ -42,8 +40,8 @@ def joule_power(robot, tau) -> np.ndarray:
 def electrical_power(robot, tau, v) -> np.ndarray:
     """Electrical power drawn by each motor, V·i = R·i² + K·G·ω·i (T, nu) [W].
 
-    With i = τ/(G·K) the second term is τ·ω, so this is copper loss + mechanical power
-    (negative when the joint brakes harder than the copper loses: power returned to the
+    With i = τ/(η·G·K) the second term is τ·ω/η: copper loss + the mechanical power and the gear
+    loss (negative when the joint brakes harder than the copper loses: power returned to the
     supply if the driver regenerates)."""
     tau = np.asarray(tau, float)
     i = motor_current(robot, tau)

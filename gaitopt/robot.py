@@ -84,11 +84,12 @@ class Actuator:
         return self.gear_ratio ** 2 * self.rotor_inertia
 
     def current(self, torque):
-        """Motor current for a joint torque, τ/(G·K) [A] (gear losses neglected)."""
-        return torque / (self.gear_ratio * self.torque_constant)
+        """Motor current for a joint torque, i = τ/(η·G·K) [A]: the motor model of the current
+        limit and the torque–speed line (the gear passes η of the motor torque)."""
+        return torque / (self.gear_efficiency * self.gear_ratio * self.torque_constant)
 
     def joule_power(self, torque):
-        """Copper loss R·(τ/(G·K))² [W]."""
+        """Copper loss R·i² [W] with i = `current(torque)`."""
         return self.resistance * self.current(torque) ** 2
 
     def with_gear(self, gear_ratio: float) -> "Actuator":

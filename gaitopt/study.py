@@ -216,7 +216,8 @@ def case_metrics(result) -> dict:
     """Figures of one solved gait over its full cycle (trapezoid over the knots of every phase).
 
     energy_per_m [J/m]: electrical energy drawn per metre without regeneration,
-    ∫ Σ max(R i² + τ q̇, 0) dt / s with i = τ/(G K); joule_loss_per_m [J/m]: ∫ Σ R i² dt / s;
+    ∫ Σ max(R i² + K G q̇ i, 0) dt / s with the motor current i = τ/(η G K) of the current limit;
+    joule_loss_per_m [J/m]: the joule_loss cost's index ∫ Σ R (τ/(G K))² dt / s (η left out);
     abs_work_per_m [J/m]: ∫ Σ |τ q̇| dt / s; specific_resistance [-]: abs_work_per_m / (m g).
     Per joint: peak_torque [N·m], peak_speed [rad/s], peak_current [A] = max |τ|/(η G K) (what the
     current limit bounds), peak_power [W] = max |τ q̇|, peak_voltage [V] = max |R i_η + K G q̇|.
@@ -242,8 +243,8 @@ def case_metrics(result) -> dict:
             w[1:] += h / 2
         e_joule += float(w @ joule.sum(axis=1))
         e_abs += float(w @ np.abs(power).sum(axis=1))
-        e_el += float(w @ np.maximum(joule + power, 0.0).sum(axis=1))
         i_eta = tau / (eta * G * K)
+        e_el += float(w @ np.maximum(R * i_eta ** 2 + K * G * qd * i_eta, 0.0).sum(axis=1))
         for name, val in (("torque", tau), ("speed", qd), ("current", i_eta), ("power", power),
                           ("voltage", R * i_eta + K * G * qd)):
             peaks[name] = np.maximum(peaks[name], np.abs(val).max(axis=0))

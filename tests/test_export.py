@@ -297,7 +297,8 @@ def test_exported_torques_reproduce_inverse_dynamics(case, tmp_path):
 
 
 def test_motor_current_and_electrical_power(case):
-    """i = τ/(G K); electrical power V·i = R i² + τ ω (copper loss + mechanical power); the
+    """i = τ/(η G K); electrical power V·i = R i² + τ ω/η (copper loss + mechanical power and gear
+    loss); the
     Joule loss of the optimiser's quadrature over the knots equals the cost term, and the
     summary's sampled integral equals the exact integral of the interpolated torques."""
     res, _ = case
@@ -305,10 +306,12 @@ def test_motor_current_and_electrical_power(case):
     tb = E.sample_table(res, 500.0, 1)
     for i, j in enumerate(robot.actuated):
         a = robot.actuators[j]
-        np.testing.assert_allclose(tb["current"][:, i], tb["tau"][:, i] / (a.gear_ratio * a.torque_constant),
+        np.testing.assert_allclose(tb["current"][:, i],
+                                   tb["tau"][:, i] / (a.gear_efficiency * a.gear_ratio * a.torque_constant),
                                    rtol=1e-14, atol=0)
     w = tb["v"][:, robot.actuated_index]
-    np.testing.assert_allclose(tb["power"], Q.joule_power(robot, tb["tau"]) + tb["tau"] * w, rtol=1e-9, atol=1e-9)
+    eta = np.array([robot.actuators[j].gear_efficiency for j in robot.actuated])
+    np.testing.assert_allclose(tb["power"], Q.joule_power(robot, tb["tau"]) + tb["tau"] * w / eta, rtol=1e-9, atol=1e-9)
     if "joule_loss" in res.cost_terms and res.problem.transcription == "trapezoidal":
         c = np.array([robot.actuators[j].resistance / (robot.actuators[j].gear_ratio
                                                        * robot.actuators[j].torque_constant) ** 2
@@ -439,11 +442,16 @@ def test_export_and_summary(solved, tmp_path):
     assert set(summary["joints"]) == set(res.robot.actuated)
     for j, v in summary["joints"].items():
         assert 0 <= v["tau_peak"] <= v["tau_limit"] * (1 + 1e-6)
-        assert v["current_peak"] <= v["current_limit"] / res.robot.actuators[j].gear_efficiency * (1 + 1e-6)
+        # the exported current is the one the current limit bounds
+        assert v["current_peak"] <= v["current_limit"] * (1 + 1e-6)
     e = summary["energy_per_cycle_J"]
     assert e["mechanical_positive"] > 0 > e["mechanical_negative"]
-    assert e["electrical"] == pytest.approx(e["joule_loss"] + e["mechanical_positive"] + e["mechanical_negative"],
-                                            rel=1e-9)
+    etas = {res.robot.actuators[j].gear_efficiency for j in res.robot.actuated}
+    assert len(etas) == 1  # one gear efficiency on every joint of this robot: the totals add up
+    eta = etas.pop()
+    assert e["electrical"] == pytest.approx(
+        e["copper_loss"] + (e["mechanical_positive"] + e["mechanical_negative"]) / eta, rel=1e-9)
+    assert e["copper_loss"] == pytest.approx(e["joule_loss"] / eta ** 2, rel=1e-9)
     assert summary["speed_m_s"] == pytest.approx(0.3, rel=1e-6)
     # trot: each foot on the ground half of the cycle, friction inside μ
     for foot, v in summary["feet"].items():
