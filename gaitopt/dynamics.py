@@ -200,6 +200,11 @@ class SymbolicDynamics:
                 Fl = Rl @ fl
                 f[J.parent][0] = f[J.parent][0] + Fl
                 f[J.parent][1] = f[J.parent][1] + Rl @ fa + _cross(pl, Fl)
+        # rotor inertia reflected through each gear (Pinocchio's model.armature): a torque
+        # armature_i·a_i on the joint's own axis, as Pinocchio's rnea and crba add it
+        arm = np.asarray(self.model.armature, float)
+        for i in np.flatnonzero(arm):
+            tau[int(i)] = tau[int(i)] + float(arm[i]) * a[int(i)]
         return ca.vertcat(*tau)
 
     def point_expr(self, kin: Kinematics, frame_id: int, point, order: int = 0):
@@ -315,7 +320,8 @@ class SymbolicDynamics:
 
     @cached_property
     def kinetic_energy(self) -> ca.Function:
-        """(q, v) → T = ½ Σ_i v_iᵀ I_i v_i [J]."""
+        """(q, v) → T = ½ Σ_i v_iᵀ I_i v_i + ½ Σ_j armature_j v_j² [J] (bodies and reflected
+        rotor inertias, as Pinocchio's computeKineticEnergy)."""
         q, v = self._q, self._v
         kin = self.kinematics(q, v)
         T = 0
@@ -323,6 +329,8 @@ class SymbolicDynamics:
             vl, w = kin.vel[j]
             hl, ha = self._inertia_times(j, vl, w)
             T += 0.5 * (ca.dot(vl, hl) + ca.dot(w, ha))
+        arm = np.asarray(self.model.armature, float)
+        T += 0.5 * ca.dot(ca.DM(arm), v ** 2)
         return self._fn("kinetic_energy", [q, v], [T], ["q", "v"], ["T"])
 
     @cached_property

@@ -216,7 +216,8 @@ class Robot:
         """A copy of this robot with some actuators replaced (e.g. another gear or motor).
 
         actuators: actuated joint name → `Actuator`; joints not listed keep theirs. The
-        Pinocchio model and every other attribute are shared (they are never mutated); the URDF
+        Pinocchio model is copied when it carries reflected rotor inertias (they follow the new
+        actuators); every other attribute is shared (never mutated); the URDF
         effort and velocity limits are left as they are (switch them off in the problem's
         constraints when they describe the original actuator).
         """
@@ -228,6 +229,10 @@ class Robot:
             raise InputError(f"expected gaitopt.robot.Actuator values for {bad}", field="actuators")
         new = copy.copy(self)
         new.actuators = {**self.actuators, **actuators}
+        if np.any(np.asarray(self.model.armature) != 0.0):
+            # the reflected rotor inertias follow the new gears and motors (on a copied model)
+            new.model = self.model.copy()
+            set_reflected_inertia(new.model, new.actuators, True)
         return new
 
     def __repr__(self):
@@ -352,7 +357,8 @@ def load_robot(name_or_path: str | Path, *, base: str | None = None,
 
     feet, contacts = _feet(f, model)
     mirror = _mirror(f, model, base, coord, feet, contacts, joint_names)
-    actuators = _actuators(f, actuated)
+    actuators, reflected = _actuators(f, actuated)
+    set_reflected_inertia(model, actuators, reflected)
     standing_q = _standing(f, model, coord, base, contacts)
     f.raw("sources", None)
     f.done(ROBOT_KEYS)
@@ -502,10 +508,12 @@ def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
 
 
 def _actuators(f: Fields, actuated):
+    """(joint → Actuator, reflected_inertia switch) from robot.yaml's `actuators`."""
     af = f.mapping("actuators")
     default = af.mapping("default", {})
     per_joint = af.mapping("joints", {})
-    af.done(["default", "joints"])
+    reflected = af.boolean("reflected_inertia", True)
+    af.done(["default", "joints", "reflected_inertia"])
 
     def read(fields: Fields, base: dict) -> dict:
         out = dict(base)
@@ -527,7 +535,16 @@ def _actuators(f: Fields, actuated):
         if missing:
             raise af.error(f"joints.{j}", f"missing actuator data {missing}", ACTUATOR_FIELDS)
         out[j] = Actuator(**vals)
-    return out
+    return out, reflected
+
+
+def set_reflected_inertia(model: pin.Model, actuators: dict, on: bool) -> None:
+    """model.armature of each actuated joint = G²·J_rotor of its actuator (0 when off): the rotor
+    turns G times faster than the joint, so its inertia adds G²·J_rotor on the joint axis."""
+    model.armature[:] = 0.0
+    if on:
+        for j, a in actuators.items():
+            model.armature[model.joints[model.getJointId(j)].idx_v] = a.reflected_inertia
 
 
 def _standing(f: Fields, model, coord, base, contacts):

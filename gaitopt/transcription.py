@@ -241,6 +241,17 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         glob["stride"] = B.var("stride", (1, 1), lo, hi)
         stride = glob["stride"].sym
     gears = A.gear_ratios(problem, robot, B, glob)  # numbers, or co-design variables
+    arm = np.asarray(robot.model.armature, float)
+
+    def rotor_correction(acc):
+        """Reflected rotor inertia of co-designed gears: the model holds G₀²·J_rotor of the
+        actuator's own gear; a gear variable G needs (G² − G₀²)·J_rotor·acc more (nv,)."""
+        out = ca.SX.zeros(nv, 1)
+        for i, ia in enumerate(act):
+            g0 = actuators[i].gear_ratio
+            if arm[ia] != 0.0 and not isinstance(gears[i], (int, float)):
+                out[ia] = (gears[i] ** 2 - g0 ** 2) * actuators[i].rotor_inertia * acc[ia]
+        return out
     u_lim = A.free_torque_bounds(problem, robot, u_lim)
     part = 0.5 if half else 1.0  # fraction of the cycle that is optimised
     distance = part * stride     # base advance over the optimised part [m]
@@ -442,7 +453,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         plan_pin = rest_plan(held_then_new, only=pinned)
         for (q, v, a, tau, fcol, k) in points:
             F = full_forces(fcol, ps.active)
-            tau_full = dyn.inverse_dynamics(q, v, a, F)
+            tau_full = dyn.inverse_dynamics(q, v, a, F) + rotor_correction(a)
             Bu = ca.SX.zeros(nv, 1)
             for i, ia in enumerate(act):
                 Bu[ia] = tau[i]
@@ -548,7 +559,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 ci = contact_names.index(cname)
                 for j, ax in enumerate(comp):
                     JT += Jfull[3 * ci + ax, :].T * lam.sym[dim * i + j]
-            B.con("impact", name, Mq @ (cur.v.sym[:, 0] - v_end) - JT)
+            dv = cur.v.sym[:, 0] - v_end
+            B.con("impact", name, Mq @ dv + rotor_correction(dv) - JT)
             for idx in feet_of(cur.active).values():
                 B.con("impact_friction", name, friction_rows([lam.sym[dim * i:dim * i + dim] for i in idx]),
                       0.0, np.inf)

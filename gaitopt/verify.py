@@ -2,8 +2,8 @@
 
 The robot is rebuilt from its URDF by MuJoCo's own compiler (`mujoco.MjSpec`): visual and
 collision meshes are dropped (only the inertias matter), locked joints become fixed joints at
-their locked angle, joint limits, damping, friction and armature are switched off (gaitopt
-models none of them), and the base gets gaitopt's explicit coordinates as MuJoCo joints
+their locked angle, joint limits, damping and friction are switched off (gaitopt models none
+of them), each joint's armature is gaitopt's reflected rotor inertia G²·J_rotor, and the base gets gaitopt's explicit coordinates as MuJoCo joints
 (sagittal: slide x, slide z, hinge y — the planar constraint; 3-D: three slides and hinges
 z, y, x, i.e. Z-Y-X Euler angles, applied in sequence like Pinocchio's joint chain). The floor
 is a plane (tilted about y on slopes); each contact point gets a small sphere whose surface
@@ -75,7 +75,7 @@ class ReplaySettings:
     solref: tuple = (0.004, 1.0)
     solimp: tuple = (0.95, 0.99, 0.001, 0.5, 2.0)
     foot_radius: float = 0.005
-    pd_frequency_hz: float = 20.0
+    pd_frequency_hz: float = 30.0
     stance_frequency_hz: float = 0.0
     pd_damping: float = 1.0
     cone: str = "elliptic"
@@ -268,11 +268,14 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
     root_link = next(link.get("name") for link in urdf_root.iter("link") if link.get("name") not in children)
     root = spec.body(root_link)
 
+    model = robot.model
     for j in spec.joints:
         j.limited = mj.mjtLimited.mjLIMITED_FALSE
         j.damping = np.zeros(3)
         j.frictionloss = 0.0
-        j.armature = 0.0
+        # the reflected rotor inertia G²·J_rotor gaitopt's model carries (0 where it has none)
+        j.armature = (float(model.armature[model.joints[model.getJointId(j.name)].idx_v])
+                      if model.existJointName(j.name) else 0.0)
     base_axes = {"base_x": (mj.mjtJoint.mjJNT_SLIDE, [1, 0, 0]), "base_y": (mj.mjtJoint.mjJNT_SLIDE, [0, 1, 0]),
                  "base_z": (mj.mjtJoint.mjJNT_SLIDE, [0, 0, 1]), "base_yaw": (mj.mjtJoint.mjJNT_HINGE, [0, 0, 1]),
                  "base_pitch": (mj.mjtJoint.mjJNT_HINGE, [0, 1, 0]), "base_roll": (mj.mjtJoint.mjJNT_HINGE, [1, 0, 0])}

@@ -186,8 +186,8 @@ def leg_joints(robot, foot):
 
 
 def massless_legs(robot):
-    """A copy of the robot whose leg links have zero mass (only the URDF root, the body, keeps
-    its inertia)."""
+    """A copy of the robot whose leg links have zero mass and whose joints have no reflected
+    rotor inertia (only the URDF root, the body, keeps its inertia)."""
     import copy
     light = copy.copy(robot)
     light.model = robot.model.copy()
@@ -195,6 +195,7 @@ def massless_legs(robot):
     for j in range(1, light.model.njoints):
         if j != root:
             light.model.inertias[j] = pin.Inertia.Zero()
+    light.model.armature[:] = 0.0
     return light
 
 

@@ -274,10 +274,20 @@ def test_com(case):
 
 
 def test_energies(case):
+    """Kinetic energy of the bodies vs computeKineticEnergy (on the model without armature:
+    Pinocchio 4.1's armature term in computeKineticEnergy counts only some joints), plus the
+    reflected rotor inertias ½ Σ armature v²; in total it equals ½ vᵀ M v with M from crba."""
     m, d = case.pmodel, case.pdata
+    bare = pin.Model(m)
+    bare.armature[:] = 0.0
+    bd = bare.createData()
+    arm = np.asarray(m.armature, float)
     for k, (q, v, _, _) in enumerate(case.states):
-        close(float(case.dyn.kinetic_energy(q, v)), pin.computeKineticEnergy(m, d, q, v),
-              f"kinetic_energy state {k}")
+        T = float(case.dyn.kinetic_energy(q, v))
+        close(T, pin.computeKineticEnergy(bare, bd, q, v) + 0.5 * arm @ v ** 2, f"kinetic_energy state {k}")
+        M = pin.crba(m, d, q)
+        M = np.triu(M) + np.triu(M, 1).T
+        close(T, 0.5 * v @ M @ v, f"kinetic_energy = ½ vᵀMv state {k}")
         close(float(case.dyn.potential_energy(q)), pin.computePotentialEnergy(m, d, q),
               f"potential_energy state {k}")
 

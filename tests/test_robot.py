@@ -181,6 +181,27 @@ def test_toy_robot_loads(tmp_path):
     assert abs(robot.standing_q[robot.index("base_z")] - 0.2) < 1e-12
 
 
+def test_reflected_rotor_inertia(tmp_path):
+    """Each actuated joint's armature is G²·J_rotor (the rotor turns G times faster), 0 on the
+    base and with `reflected_inertia: false`; it follows a swapped gear, on a copied model."""
+    robot = load_robot("biped7")
+    arm = np.asarray(robot.model.armature)
+    for j, a in robot.actuators.items():
+        i = robot.index(j)
+        assert arm[i] == pytest.approx(a.gear_ratio ** 2 * a.rotor_inertia, rel=1e-15) and arm[i] > 0
+    assert np.all(arm[:len(robot.base_coordinates)] == 0.0)
+    geared = robot.with_actuators({"left_knee": robot.actuators["left_knee"].with_gear(100.0)})
+    i = robot.index("left_knee")
+    assert geared.model.armature[i] == pytest.approx(100.0 ** 2 * robot.actuators["left_knee"].rotor_inertia)
+    assert robot.model.armature[i] == pytest.approx(arm[i])  # the original model is untouched
+    text = GOOD.replace("    gear_ratio: 50.0", "    gear_ratio: 50.0\n    rotor_inertia: 2.0e-6")
+    on = load_robot(write_robot(tmp_path, text, "toy"))
+    assert on.model.armature[on.index("left_hip")] == pytest.approx(50.0 ** 2 * 2e-6)
+    (tmp_path / "off").mkdir()
+    off = load_robot(write_robot(tmp_path / "off", text.replace("actuators:\n", "actuators:\n  reflected_inertia: false\n"), "toy"))
+    assert np.all(np.asarray(off.model.armature) == 0.0)
+
+
 BAD = {
     # case: (replace this text of GOOD, by this, key the message must name)
     "unknown_key": ("base: sagittal\n", "base: sagittal\ncolour: red\n", "colour"),

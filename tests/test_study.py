@@ -38,7 +38,11 @@ def test_with_actuators_replaces_only_the_named_joints():
     assert new.actuators["left_knee"].gear_ratio == 100.0
     assert new.actuators["right_knee"].gear_ratio == robot.actuators["right_knee"].gear_ratio
     assert robot.actuators["left_knee"].gear_ratio == 66.0  # the original is untouched
-    assert new.model is robot.model
+    # the copy's reflected rotor inertia follows the new gear; the original model is untouched
+    i = robot.index("left_knee")
+    assert new.model is not robot.model
+    assert new.model.armature[i] == pytest.approx(100.0 ** 2 * robot.actuators["left_knee"].rotor_inertia)
+    assert robot.model.armature[i] == pytest.approx(66.0 ** 2 * robot.actuators["left_knee"].rotor_inertia)
     with pytest.raises(InputError, match="not actuated"):
         robot.with_actuators({"base_x": robot.actuators["left_knee"]})
 
