@@ -43,6 +43,11 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
     s = problem.solver
     opts = {"max_iter": s.max_iter, "tol": s.tol, "constr_viol_tol": s.constr_viol_tol,
             "acceptable_constr_viol_tol": max(s.constr_viol_tol, 1e-6)}
+    if warm_start is not None or x0 is not None:
+        # Start near the given point: a small barrier parameter and little push away from the
+        # bounds, else IPOPT's first steps leave the warm start (measured: the ε-optimal gait
+        # warm-started from the Joule gait ends 12 % worse with IPOPT's defaults).
+        opts.update({"mu_init": 1e-5, "bound_push": 1e-6, "bound_frac": 1e-6})
     opts.update(s.options)
     sol = solve_nlp(tr.nlp, x0, tr.lbx, tr.ubx, tr.lbg, tr.ubg, opts,
                     print_level=s.print_level if print_level is None else print_level,
