@@ -37,13 +37,14 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
     t0 = time.perf_counter()
     tr = transcribe(problem, robot)
     t_build = time.perf_counter() - t0
+    warm = warm_start is not None or x0 is not None
     if x0 is None:
         x0 = warm_guess(tr, warm_start) if warm_start is not None else automatic_guess(tr)
     t_guess = time.perf_counter() - t0 - t_build
     s = problem.solver
     opts = {"max_iter": s.max_iter, "tol": s.tol, "constr_viol_tol": s.constr_viol_tol,
             "acceptable_constr_viol_tol": max(s.constr_viol_tol, 1e-6)}
-    if warm_start is not None or x0 is not None:
+    if warm:
         # Start near the given point: a small barrier parameter and little push away from the
         # bounds, else IPOPT's first steps leave the warm start (measured: the ε-optimal gait
         # warm-started from the Joule gait ends 12 % worse with IPOPT's defaults).
