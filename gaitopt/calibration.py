@@ -5,9 +5,9 @@ with prescribed motions (no optimisation); tests/test_calibration.py runs them.
   (minimum-norm: with more than three feet the split is statically indeterminate);
 * `statics_torques`: joint torques from statics alone — minus the moment about each joint's axis
   of the loads outboard of it (link weights and contact forces);
-* `feet_fixed_ik`: joint angles that put the contact points on given targets.
 
-The TITAN-VIII walking-posture study (a prescribed crawl) is `gaitopt.prescribed`.
+The TITAN-VIII walking-posture study (a prescribed crawl) is `gaitopt.prescribed`; both put the
+feet on their targets with `gaitopt.guess.place_contacts`.
 """
 from __future__ import annotations
 
@@ -63,21 +63,3 @@ def statics_torques(robot, q, forces) -> np.ndarray:
                 moment += np.cross(data.oMf[cp.frame_id].act(cp.point) - o, forces[ci])
         tau[model.joints[j].idx_v] = -axis @ moment
     return tau
-
-
-def feet_fixed_ik(robot, sd: SymbolicDynamics, q_guess, targets, iters: int = 50, tol: float = 1e-12):
-    """Joint angles that put every contact point on its world target (nc, 3) [m], the base
-    coordinates kept at q_guess's (Newton steps, minimum-norm when the legs are redundant).
-    Returns q (nq,); raises RuntimeError if the points miss their targets by more than 1e-9 m."""
-    nb = len(robot.base_coordinates)
-    q = np.array(q_guess, float)
-    zero = np.zeros(robot.nv)
-    for _ in range(iters):
-        r = (np.array(sd.contact_kinematics(q, zero, zero)[0]).T - targets).ravel()
-        if np.abs(r).max() < tol:
-            return q
-        q[nb:] -= np.linalg.lstsq(np.array(sd.contact_jacobian(q))[:, nb:], r, rcond=None)[0]
-    r = (np.array(sd.contact_kinematics(q, zero, zero)[0]).T - targets).ravel()
-    if np.abs(r).max() > 1e-9:
-        raise RuntimeError(f"feet_fixed_ik: contact points {np.abs(r).max():.2e} m from their targets")
-    return q

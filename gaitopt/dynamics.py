@@ -358,7 +358,7 @@ class SymbolicDynamics:
                         ["q", "v"], ["h"])
 
     def independent_contact_rows(self, contact_indices):
-        """(S, rows): the contact constraint rows of the listed points, independent ones only.
+        """S: the contact constraint rows of the listed points, independent ones only.
 
         Stacked point Jacobians are rank-deficient in two structural ways: a world axis the
         model cannot move along (sagittal models: every y row is zero), and two points on
@@ -366,13 +366,12 @@ class SymbolicDynamics:
         component along r is repeated). Each point after the first on the same body therefore
         contributes only the two directions perpendicular to r (in the body frame, turned to
         the world), and rows that vanish at random states are dropped. Returns S (r × 3k) SX
-        of q with J_rows = S J_c (J_c the stacked 3k × nv world point Jacobian) and the row
-        labels (point, direction) kept.
+        of q with J_rows = S J_c (J_c the stacked 3k × nv world point Jacobian).
         """
         q = self._q
         kin = self.kinematics(q)
         k = len(contact_indices)
-        cand, labels = [], []
+        cand = []
         first_on = {}
         for i, ci in enumerate(contact_indices):
             fid, point = self.contacts[ci]
@@ -385,7 +384,6 @@ class SymbolicDynamics:
                     row = ca.SX.zeros(1, 3 * k)
                     row[0, 3 * i + ax] = 1.0
                     cand.append(row)
-                    labels.append((ci, "xyz"[ax]))
                 continue
             i0, r0 = first_on[j]
             d = r_j - r0
@@ -394,16 +392,15 @@ class SymbolicDynamics:
             e1 = np.cross(d, helper)
             e1 /= np.linalg.norm(e1)
             e2 = np.cross(d, e1)
-            for n, e in enumerate((e1, e2)):
+            for e in (e1, e2):
                 ew = kin.R[j] @ ca.DM(e)  # world direction ⊥ heel–toe line
                 row = ca.SX.zeros(1, 3 * k)
                 row[0, 3 * i:3 * i + 3] = ew.T
                 row[0, 3 * i0:3 * i0 + 3] = -ew.T
                 cand.append(row)
-                labels.append((ci, f"perp{n + 1}"))
         S = ca.vertcat(*cand)
         # drop rows that vanish identically (checked numerically at random states)
-        Jc = self._stacked_point_jacobian(contact_indices)
+        Jc = self._contact_rows_jacobian(contact_indices)
         rows_fn = ca.Function("rows", [q], [S @ Jc])
         rng = np.random.default_rng(0)
         norms = np.zeros(S.shape[0])
@@ -411,14 +408,12 @@ class SymbolicDynamics:
             R = np.asarray(rows_fn(rng.uniform(-1.0, 1.0, self.nv)))
             norms = np.maximum(norms, np.abs(R).max(axis=1))
         keep = [r for r in range(S.shape[0]) if norms[r] > 1e-12 * max(1.0, norms.max())]
-        return S[keep, :], [labels[r] for r in keep]
+        return S[keep, :]
 
-    def _stacked_point_jacobian(self, contact_indices):
-        """J_c (3k × nv) SX of q: world velocity Jacobians of the listed points, stacked."""
-        kin = self.kinematics(self._q, self._v)
-        vel = ca.vertcat(*[self.point_expr(kin, self.contacts[i][0], self.contacts[i][1], 1)
-                           for i in contact_indices])
-        return ca.jacobian(vel, self._v)
+    def _contact_rows_jacobian(self, contact_indices):
+        """J_c (3k × nv) SX of q: the listed points' rows of `contact_jacobian`."""
+        rows = [3 * i + ax for i in contact_indices for ax in range(3)]
+        return self.contact_jacobian(self._q)[rows, :]
 
     def impact_map(self, contact_indices) -> ca.Function:
         """(q, v⁻) → (v⁺, Λ): velocity after a perfectly inelastic impact on the given contacts.
@@ -433,8 +428,8 @@ class SymbolicDynamics:
         to the first. For large models prefer the implicit form inside an NLP (transcription).
         """
         q, v = self._q, self._v
-        S, _ = self.independent_contact_rows(contact_indices)
-        Jr = S @ self._stacked_point_jacobian(contact_indices)
+        S = self.independent_contact_rows(contact_indices)
+        Jr = S @ self._contact_rows_jacobian(contact_indices)
         M = self.mass_matrix(q)
         r = Jr.shape[0]
         K = ca.blockcat([[M, -Jr.T], [Jr, ca.SX.zeros(r, r)]])

@@ -54,6 +54,26 @@ def leg_ik(robot, q_init, targets, q_ref, iterations=30, damping=1e-4, reg=1e-3)
     return q
 
 
+def place_contacts(robot, q, targets, iterations: int = 50, tol: float = 1e-12) -> np.ndarray:
+    """Joint angles putting every contact point exactly on its world target (nc, 3) [m], the
+    base coordinates kept at q's (Gauss–Newton, minimum-norm steps where the legs are
+    redundant). Returns q (nq,); raises ValueError when a point stays more than 1e-9 m off
+    (out of reach)."""
+    model, data = robot.model, robot.model.createData()
+    nb = len(robot.base_coordinates)
+    q = np.array(q, float)
+    for _ in range(iterations):
+        err = (targets - _point_positions(model, data, robot, q)).ravel()
+        if np.abs(err).max() < tol:
+            return q
+        J = _point_jacobians(model, data, robot, q).reshape(-1, robot.nv)[:, nb:]
+        q[nb:] += np.linalg.lstsq(J, err, rcond=None)[0]
+    err = (targets - _point_positions(model, data, robot, q)).ravel()
+    if np.abs(err).max() > 1e-9:
+        raise ValueError(f"contact points out of reach: {np.abs(err).max():.2e} m from their targets")
+    return q
+
+
 def _smooth(s):
     return s * s * (3.0 - 2.0 * s)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from .guess import _point_jacobians, _point_positions
+from .guess import _point_jacobians, place_contacts
 
 
 @dataclass
@@ -110,7 +110,7 @@ def crawl(robot, *, speed: float, period: float, swing_order, foot_offset, base_
     for k in range(samples):
         qk[:nb] = 0.0
         qk[ib] = [speed * t[k], 0.0, base_height]
-        qk = _ik(robot, model, data, qk, targets[k], iterations)
+        qk = place_contacts(robot, qk, targets[k], iterations)
         q[k] = qk
     # periodic central differences (the base advances by the stride over a cycle)
     h = period / samples
@@ -122,22 +122,6 @@ def crawl(robot, *, speed: float, period: float, swing_order, foot_offset, base_
     a = (q_next - 2 * q + q_prev) / h ** 2
     tau, f = _support_dynamics(robot, model, data, q, v, a, stance)
     return PrescribedGait(t, q, v, a, tau, f, stance, period, tau * v[:, robot.actuated_index])
-
-
-def _ik(robot, model, data, q, targets, iterations):
-    """Joint angles placing every contact point at its target with the base fixed (exact
-    Gauss–Newton; raises if the targets are out of reach)."""
-    nb = len(robot.base_coordinates)
-    for _ in range(iterations):
-        err = (targets - _point_positions(model, data, robot, q)).ravel()
-        if np.abs(err).max() < 1e-10:
-            return q
-        J = _point_jacobians(model, data, robot, q).reshape(-1, robot.nv)[:, nb:]
-        q = q.copy()
-        q[nb:] += np.linalg.lstsq(J, err, rcond=None)[0]
-    if np.abs(err).max() > 1e-8:
-        raise ValueError(f"feet out of reach (inverse kinematics error {np.abs(err).max():.2e} m)")
-    return q
 
 
 def _support_dynamics(robot, model, data, q, v, a, stance):

@@ -76,7 +76,7 @@ def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
         x0, lbx, ubx = x0 / D, lbx / D, ubx / D
     solver = ca.nlpsol("gait", "ipopt", nlp, opts)
     setup = time.perf_counter() - t0
-    x0 = np.clip(np.asarray(x0, float), lbx, ubx)
+    x0 = np.clip(x0, lbx, ubx)
     t1 = time.perf_counter()
     sol = solver(x0=x0, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg)
     wall = time.perf_counter() - t1

@@ -293,8 +293,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         vb = B.var(f"v_{ps.name}", (nv, K + 1), v_lb[:, None], v_ub[:, None])
         ab = B.var(f"a_{ps.name}", (nv, K + 1))
         ub_ = B.var(f"tau_{ps.name}", (nu, K + 1), -u_lim[:, None], u_lim[:, None])
-        f_ub = np.where(internal_rows(ps.active), 0.0, np.inf)[:, None]
-        f_lb = np.where(internal_rows(ps.active), 0.0, -np.inf)[:, None]
+        internal = internal_rows(ps.active)[:, None]
+        f_lb, f_ub = np.where(internal, 0.0, -np.inf), np.where(internal, 0.0, np.inf)
         fb = B.var(f"f_{ps.name}", (dim * na, K + 1), f_lb, f_ub)
         for name_, blk in (("joint_limits", qb), ("velocity_limits", vb)):
             B.bound(name_, ps.name, blk.index[nb:, :] if name_ == "joint_limits" else blk.index)
@@ -410,7 +410,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                          field="constraints.base_height")
     foothold_at = _foothold_targets(robot, cons.footholds or {}, problem.source)
 
-    def posture_rows(phase, q, pos):
+    def posture_rows(phase, q):
         if cons.base_height is not None:
             height = q[robot.index("base_z")] - tan_slope * q[robot.index("base_x")]
             B.con("base_height", phase, height, cons.base_height.min, cons.base_height.max)
@@ -448,9 +448,13 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         # accelerations and contact forces. New contact forces (a touchdown, or a run that never
         # starts) open such a mode; the contact acceleration of those points at the first knot
         # closes it.
-        pinned = [c for c in anchored]
+        pinned = list(anchored)
         held_then_new = [c for c in ps.active if c not in pinned] + pinned
         plan_pin = rest_plan(held_then_new, only=pinned)
+        # the first point of each foot that lands at this phase's start (the heel in a heel strike)
+        landing = {}
+        for cname in sched.touchdowns(p):
+            landing.setdefault(robot.contact(cname).foot, contact_names.index(cname))
         for (q, v, a, tau, fcol, k) in points:
             F = full_forces(fcol, ps.active)
             tau_full = dyn.inverse_dynamics(q, v, a, F) + rotor_correction(a)
@@ -459,17 +463,13 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 Bu[ia] = tau[i]
             B.con("inverse_dynamics", ps.name, tau_full - Bu)
             pos, vel, acc = dyn.contact_kinematics(q, v, a)
-            posture_rows(ps.name, q, pos)
+            posture_rows(ps.name, q)
             if k == 0:
-                # the first point of each foot that lands here (the heel in a heel strike)
-                landing = {}
-                for cname in sched.touchdowns(p):
-                    landing.setdefault(robot.contact(cname).foot, contact_names.index(cname))
                 for foot, ci in landing.items():
                     if foot in foothold_at:
                         target = foothold_at[foot]
                         base = [q[robot.index(c)] for c in ("base_x", "base_y")[:len(target)]]
-                        rel = ca.vertcat(*[pos[a, ci] - base[a] for a in range(len(target))])
+                        rel = ca.vertcat(*[pos[ax, ci] - base[ax] for ax in range(len(target))])
                         B.con("foothold", ps.name, rel - ca.DM(target))
             if k == 0 and plan_pin:
                 B.con("contact_acceleration", ps.name, contact_rows(pos, acc, plan_pin))

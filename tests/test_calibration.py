@@ -20,7 +20,8 @@ import pinocchio as pin
 import pytest
 
 import gaitopt as go
-from gaitopt.calibration import equilibrium_forces, feet_fixed_ik, inverse_dynamics, statics_torques
+from gaitopt.calibration import equilibrium_forces, inverse_dynamics, statics_torques
+from gaitopt.guess import place_contacts
 
 G = 9.81
 RTOL = 0.01                 # the papers' 1 %
@@ -116,7 +117,7 @@ def vertical_motion(robot, sd, amplitude=0.02, period=10.0, n=400):
     for ti in t[:-1]:
         q = q.copy()
         q[iz] = q0[iz] + amplitude * np.sin(2 * np.pi * ti / period)
-        q = feet_fixed_ik(robot, sd, q, p0)
+        q = place_contacts(robot, q, p0)
         qs.append(q)
     qs = np.array(qs)
     v = (np.roll(qs, -1, 0) - np.roll(qs, 1, 0)) / (2 * dt)
