@@ -3,9 +3,17 @@
 Both rules treat (q, v) as the state and the acceleration a = q̈ as the collocated input:
 q̇ = v, v̇ = a.
 
-* trapezoidal: a piecewise linear; v and q piecewise quadratic (each from its end derivatives).
-* hermite_simpson (separated form): midpoint values (q_m, v_m, a_m) are variables; a is
-  piecewise quadratic through (a_k, a_m, a_k+1); v and q are its exact integrals.
+* trapezoidal: a, and the contact forces f, are constant over each interval (one value per
+  interval, `interval_inputs`); v is piecewise linear and q piecewise quadratic, integrated
+  exactly (the trapezoid rule for q is exact for a linear v). The equations of motion hold at
+  each interval's midpoint, with that interval's a and f and the mean of the torques at its two
+  knots (τ is piecewise linear). Why not a at the knots: the trapezoid v-defect sees only
+  a_k + a_k+1, so knot accelerations and the contact forces that balance them have a free
+  alternating ("ringing") mode no constraint or cost fixes; the optimiser used it, forces
+  alternated ≈15/210 N around m g from knot to knot, and the cost converged at first order.
+  With one a per interval every interval's a is Δv/h: nothing is left free.
+* hermite_simpson (separated form): midpoint values (q_m, v_m, a_m, τ_m, f_m) are variables;
+  a is piecewise quadratic through (a_k, a_m, a_k+1); v and q are its exact integrals.
 """
 from __future__ import annotations
 
@@ -14,34 +22,72 @@ import numpy as np
 
 class Trapezoidal:
     name = "trapezoidal"
-    has_midpoints = False
+    has_midpoints = False       # no midpoint decision variables
+    interval_inputs = True      # a and f: one value per interval
 
     @staticmethod
-    def defects(h, q0, v0, a0, q1, v1, a1, mid=None):
-        """Residuals (must be 0) of one interval of length h [s]."""
-        return [q1 - q0 - 0.5 * h * (v0 + v1), v1 - v0 - 0.5 * h * (a0 + a1)]
+    def defects(h, q0, v0, q1, v1, a):
+        """Residuals (must be 0) of one interval of length h [s] with acceleration a."""
+        return [q1 - q0 - 0.5 * h * (v0 + v1), v1 - v0 - h * a]
+
+    @staticmethod
+    def midpoint(h, q0, v0, q1, v1, a):
+        """(q, v) at the interval's midpoint on the exact quadratic q / linear v."""
+        return 0.5 * (q0 + q1) - h ** 2 / 8.0 * a, 0.5 * (v0 + v1)
 
     @staticmethod
     def weights(n_intervals: int):
-        """Quadrature weights over the knots, in units of h: (knot weights, midpoint weights)."""
+        """Quadrature weights over the knots, in units of h: (knot weights, midpoint weights).
+        Knots carry integrands of (q, v, τ) (τ is linear: the trapezoid); integrands with
+        forces or accelerations use the midpoint rule (weight 1 per interval)."""
         w = np.ones(n_intervals + 1)
         w[0] = w[-1] = 0.5
         return w, None
 
     @staticmethod
     def interpolate(tau, h, q0, v0, a0, q1, v1, a1, mid=None):
-        """(q, v, a) at fraction tau ∈ [0, 1] of an interval: each state quadratic with the
-        trapezoid's end derivatives (q from v, v from a), a linear; exact at both knots."""
+        """(q, v, a) at fraction tau ∈ [0, 1] of an interval, exact at both knots.
+
+        mid = (q_m, v_m, a_interval): q quadratic and v linear with the interval's constant a;
+        a is that constant inside the interval and the knot values a0, a1 (by convention the
+        mean of the two intervals that meet there) at tau = 0 and 1. Without mid (knot values
+        only), a linear a and the quadratic q, v it integrates to."""
         s = tau * h
+        if mid is not None:
+            acc = mid[2]
+            a = a0 if tau <= 0.0 else (a1 if tau >= 1.0 else acc)
+            return q0 + v0 * s + acc * s ** 2 / 2.0, v0 + acc * s, a
         a = a0 + (a1 - a0) * tau
         v = v0 + a0 * s + (a1 - a0) * s ** 2 / (2.0 * h)
         q = q0 + v0 * s + (v1 - v0) * s ** 2 / (2.0 * h)
         return q, v, a
 
 
+def interval_to_knots(values: np.ndarray) -> np.ndarray:
+    """Knot values (K+1, …) of per-interval values (K, …): the mean of the two intervals
+    meeting at an inner knot, the adjacent interval's value at the phase's end knots."""
+    values = np.asarray(values, float)
+    out = np.empty((values.shape[0] + 1,) + values.shape[1:])
+    out[0], out[-1] = values[0], values[-1]
+    out[1:-1] = 0.5 * (values[:-1] + values[1:])
+    return out
+
+
+def knots_to_interval(knots: np.ndarray) -> np.ndarray:
+    """Inverse of `interval_to_knots` (K+1, …) → (K, …), from the first knot, which carries the
+    first interval's value."""
+    knots = np.asarray(knots, float)
+    out = np.empty((knots.shape[0] - 1,) + knots.shape[1:])
+    out[0] = knots[0]
+    for k in range(1, len(out)):
+        out[k] = 2.0 * knots[k] - out[k - 1]
+    return out
+
+
 class HermiteSimpson:
     name = "hermite_simpson"
     has_midpoints = True
+    interval_inputs = False
 
     @staticmethod
     def defects(h, q0, v0, a0, q1, v1, a1, mid):

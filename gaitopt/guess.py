@@ -236,6 +236,8 @@ def automatic_guess(tr) -> np.ndarray:
     for ph, pv, (Q, V, A), (U, F) in zip(problem.phases, tr.phases, states, out):
         x0[pv.q.index] = Q
         x0[pv.v.index] = V
+        if tr.method.interval_inputs:  # a and f per interval: the mean of its knots
+            A, F = 0.5 * (A[:, :-1] + A[:, 1:]), 0.5 * (F[:, :-1] + F[:, 1:])
         x0[pv.a.index] = A
         x0[pv.tau.index] = U
         x0[pv.f.index] = F
@@ -406,16 +408,17 @@ def warm_start(tr, result) -> np.ndarray:
         smp = prev.sample_phase(ph.name, ts)
         x0[pv.q.index] = smp["q"].T
         x0[pv.v.index] = smp["v"].T
-        x0[pv.a.index] = smp["a"].T
         x0[pv.tau.index] = smp["tau"].T
+        tm = t_lo + 0.5 * (fr[:-1] + fr[1:]) * (t_hi - t_lo)
+        sm = prev.sample_phase(ph.name, tm)
+        inputs = sm if tr.method.interval_inputs else smp  # a and f per interval, or per knot
+        x0[pv.a.index] = inputs["a"].T
         F = []
         for cname in pv.active:
-            F.append(smp["f"][:, prev.contact_names.index(cname), :][:, tr_comp(tr)].T)
+            F.append(inputs["f"][:, prev.contact_names.index(cname), :][:, tr_comp(tr)].T)
         if F:
             x0[pv.f.index] = np.vstack(F)
         if pv.mid is not None:
-            tm = t_lo + 0.5 * (fr[:-1] + fr[1:]) * (t_hi - t_lo)
-            sm = prev.sample_phase(ph.name, tm)
             for key in ("q", "v", "a", "tau"):
                 x0[pv.mid[key].index] = sm[key].T
             Fm = [sm["f"][:, prev.contact_names.index(c), :][:, tr_comp(tr)].T for c in pv.active]

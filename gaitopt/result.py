@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
+from .collocation import interval_to_knots
 from .trajectory import PhaseTrajectory, Trajectory
 
 
@@ -108,12 +109,20 @@ def build_trajectory(tr, x: np.ndarray) -> tuple[Trajectory, dict]:
         T = float(ca.Function("T", [tr.nlp["x"]], [pv.duration])(x)) if isinstance(pv.duration, ca.SX) and not pv.duration.is_constant() else float(pv.duration)
         K = ps.knots
         t = t0 + np.linspace(0.0, T, K + 1)
+        q, v, a, tau, f = x[pv.q.index].T, x[pv.v.index].T, x[pv.a.index].T, x[pv.tau.index].T, \
+            forces(x[pv.f.index], pv.active)
         mid = None
         if pv.mid is not None:
             mid = {k: x[pv.mid[k].index].T for k in ("q", "v", "a", "tau")}
             mid["f"] = forces(x[pv.mid["f"].index], pv.active)
-        phases.append(PhaseTrajectory(ps.name, t, x[pv.q.index].T, x[pv.v.index].T, x[pv.a.index].T,
-                                      x[pv.tau.index].T, forces(x[pv.f.index], pv.active), dict(ps.modes), mid))
+        elif tr.method.interval_inputs:
+            # a and f are per interval: the midpoints carry them (with the midpoint state and
+            # the mean torque, where the equations of motion hold); knots get their means
+            h = np.diff(t)[:, None]
+            qm, vm = tr.method.midpoint(h, q[:-1], v[:-1], q[1:], v[1:], a)
+            mid = {"q": qm, "v": vm, "a": a, "tau": 0.5 * (tau[:-1] + tau[1:]), "f": f}
+            a, f = interval_to_knots(a), interval_to_knots(f)
+        phases.append(PhaseTrajectory(ps.name, t, q, v, a, tau, f, dict(ps.modes), mid))
         t0 += T
     T_part = t0
     shift = np.zeros(robot.nv)

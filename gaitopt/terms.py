@@ -1,6 +1,7 @@
 """Cost terms of a gait problem, each a small named function of the transcription.
 
-Integrals use the quadrature weights of the transcription (trapezoid: h/2, h, …, h/2;
+Integrals use the quadrature weights of the transcription (trapezoidal: h/2, h, …, h/2 over
+the knots for integrands of q, v, τ, the midpoint rule for integrands with contact forces;
 Hermite–Simpson: Simpson weights over knots and midpoints). `s` is the base advance over the
 optimised part of the cycle [m] and `T` its duration [s]; for a half cycle both are halves of
 the full cycle's, so every per-distance or time-averaged cost equals the full cycle's value.
@@ -39,18 +40,39 @@ class CostContext:
 
 
 def collocation_points(ctx: CostContext):
-    """Yield (phase index, weight [s], q, v, a, τ, f, slack key) for every collocation point."""
+    """Yield (phase index, weight [s], q, v, a, τ, f, slack key) for every collocation point
+    of the transcription's quadrature of (q, v, τ) integrands. Trapezoidal: the knots, with
+    a and f None (they are per interval: see `force_points`)."""
     for p, pv in enumerate(ctx.phases):
         K = pv.q.sym.shape[1] - 1
         h = pv.duration / K
         wk, wm = ctx.method.weights(K)
+        per_knot = not ctx.method.interval_inputs
         for k in range(K + 1):
-            yield p, h * wk[k], pv.q.sym[:, k], pv.v.sym[:, k], pv.a.sym[:, k], pv.tau.sym[:, k], pv.f.sym[:, k], (p, k)
+            a, f = (pv.a.sym[:, k], pv.f.sym[:, k]) if per_knot else (None, None)
+            yield p, h * wk[k], pv.q.sym[:, k], pv.v.sym[:, k], a, pv.tau.sym[:, k], f, (p, k)
         if pv.mid is not None:
             m = pv.mid
             for k in range(K):
                 yield (p, h * wm[k], m["q"].sym[:, k], m["v"].sym[:, k], m["a"].sym[:, k], m["tau"].sym[:, k],
                        m["f"].sym[:, k], (p, k + 0.5))
+
+
+def force_points(ctx: CostContext):
+    """Like `collocation_points`, for integrands with contact forces or accelerations.
+    Trapezoidal: the midpoint rule over the intervals (a, f constant on each; q, v at the
+    midpoint; τ the mean of the interval's end torques)."""
+    if not ctx.method.interval_inputs:
+        yield from collocation_points(ctx)
+        return
+    for p, pv in enumerate(ctx.phases):
+        K = pv.q.sym.shape[1] - 1
+        h = pv.duration / K
+        for k in range(K):
+            a = pv.a.sym[:, k]
+            q, v = ctx.method.midpoint(h, pv.q.sym[:, k], pv.v.sym[:, k], pv.q.sym[:, k + 1], pv.v.sym[:, k + 1], a)
+            tau = 0.5 * (pv.tau.sym[:, k] + pv.tau.sym[:, k + 1])
+            yield p, h, q, v, a, tau, pv.f.sym[:, k], (p, k + 0.5)
 
 
 def power_slacks(ctx: CostContext, key, tau, v):
@@ -128,7 +150,7 @@ def fri_stability(ctx: CostContext):
     """
     dyn = ctx.dynamics
     total = 0
-    for p, w, q, v, a, tau, f, key in collocation_points(ctx):
+    for p, w, q, v, a, tau, f, key in force_points(ctx):
         active = ctx.phases[p].active
         pos, _, _ = dyn.contact_kinematics(q, v, a)
         com, _ = dyn.com(q, v)

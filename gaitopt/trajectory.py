@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .collocation import METHODS
+from .collocation import METHODS, knots_to_interval
 
 KNOTS_FORMAT_VERSION = 1  # knots.npz, the lossless companion of trajectory.csv
 
@@ -19,7 +19,9 @@ KNOTS_FORMAT_VERSION = 1  # knots.npz, the lossless companion of trajectory.csv
 class PhaseTrajectory:
     """Knot values of one phase: t (K+1,) s; q, v, a (K+1, nv); tau (K+1, nu);
     f (K+1, nc, 3) world forces [N] (zero for points not in contact); mid: the same at the K
-    interval midpoints for Hermite–Simpson, else None; modes: foot → contact mode."""
+    interval midpoints (Hermite–Simpson: its midpoint variables; trapezoidal: the midpoint
+    state, the interval's constant a and f, the mean τ — where the equations of motion hold;
+    the knot a and f are then means of the intervals meeting there); modes: foot → mode."""
 
     name: str
     t: np.ndarray
@@ -96,9 +98,11 @@ class Trajectory:
 
     def sample(self, t) -> dict:
         """Values at times t (s, any real: cycles repeat with the base advanced), using the
-        interpolant of the transcription for q, v, a, and linear (trapezoidal) or quadratic
-        (Hermite–Simpson) interpolation of τ and f. Returns arrays with a leading time axis.
-        At a phase junction time the later phase's first knot is returned."""
+        interpolant of the transcription: trapezoidal — a and f constant on each interval
+        (their knot values, the mean of both sides, exactly at a knot), v linear, q quadratic,
+        τ linear; Hermite–Simpson — a, τ, f quadratic through knots and midpoint, v and q its
+        integrals. Returns arrays with a leading time axis. At a phase junction time the later
+        phase's first knot is returned."""
         t = np.atleast_1d(np.asarray(t, float))
         rule = METHODS[self.method]
         res = {k: [] for k in ("q", "v", "a", "tau", "f")}
@@ -113,9 +117,13 @@ class Trajectory:
             res["q"].append(q + n * self.base_shift)
             res["v"].append(v)
             res["a"].append(a)
+            zoh = rule.interval_inputs and p.mid is not None
             for key in ("tau", "f"):
                 x0, x1 = getattr(p, key)[k], getattr(p, key)[k + 1]
-                if p.mid is not None:
+                if zoh and key == "f":
+                    # constant over the interval; the knot value (mean of both sides) at a knot
+                    val = x0 if s <= 0.0 else (x1 if s >= 1.0 else p.mid["f"][k])
+                elif p.mid is not None and not zoh:
                     xm = p.mid[key][k]
                     val = x0 * (1 - s) * (1 - 2 * s) + 4 * xm * s * (1 - s) + x1 * s * (2 * s - 1)
                 else:
@@ -198,7 +206,8 @@ class Trajectory:
         """Rebuild a Trajectory from the knot rows of trajectory.csv (`cols`: column name →
         array, as `gaitopt.export.read_trajectory_csv` returns; modes: phase name → foot modes).
 
-        Exact for the trapezoidal rule. The CSV has no Hermite–Simpson midpoints: q_m, v_m, a_m
+        Exact for the trapezoidal rule (its per-interval a and f are recovered from the knot
+        means, starting at each phase's first knot, which carries its first interval). The CSV has no Hermite–Simpson midpoints: q_m, v_m, a_m
         are recovered from the collocation defects (exact to the solver's tolerance), τ_m and f_m
         are taken as the mean of the interval's ends (an approximation; `knots.npz`, written
         next to trajectory.csv by `gaitopt.export.save`, holds the exact values)."""
@@ -228,6 +237,11 @@ class Trajectory:
                        "a": (6.0 * (v1 - v0) / h - a0 - a1) / 4.0,
                        "tau": 0.5 * (tau[s:e - 1] + tau[s + 1:e]),
                        "f": 0.5 * (f[s:e - 1] + f[s + 1:e])}
+            elif METHODS[method].interval_inputs:
+                a_int, f_int = knots_to_interval(a[sl]), knots_to_interval(f[sl])
+                h = np.diff(t[sl])[:, None]
+                qm, vm = METHODS[method].midpoint(h, q[s:e - 1], v[s:e - 1], q[s + 1:e], v[s + 1:e], a_int)
+                mid = {"q": qm, "v": vm, "a": a_int, "tau": 0.5 * (tau[s:e - 1] + tau[s + 1:e]), "f": f_int}
             phases.append(PhaseTrajectory(name, t[sl].copy(), q[sl].copy(), v[sl].copy(), a[sl].copy(),
                                           tau[sl].copy(), f[sl].copy(), dict(modes[name]), mid))
         return cls(tuple(phases), tuple(coordinates), tuple(actuated), tuple(contact_names), float(stride),

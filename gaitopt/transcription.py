@@ -1,11 +1,13 @@
 """Multi-phase direct collocation of a periodic gait into one sparse NLP.
 
-Per phase p with K intervals (K+1 knots, phases do not share knots): q, v, a (nv each), τ
-(actuated joints), contact forces f only for the points in contact (2 components in the
-sagittal plane: x, z; 3 in 3-D), and Hermite–Simpson midpoints of all of these. Dynamics are
-implicit inverse dynamics ID(q, v, a, f) = Bτ. Phases are joined by continuity of q and τ and
-of v (or the impact map at a touchdown); the last phase is joined to the first one of the next
-cycle (mirrored for half cycles) with the base shifted by the stride.
+Per phase p with K intervals (K+1 knots, phases do not share knots): q, v and τ (actuated
+joints) at the knots; accelerations a and contact forces f (only for the points in contact;
+2 components in the sagittal plane: x, z; 3 in 3-D) per interval for the trapezoidal rule, or
+at the knots and, with every other variable, at the interval midpoints for Hermite–Simpson
+(see gaitopt.collocation). Dynamics are implicit inverse dynamics ID(q, v, a, f) = Bτ. Phases
+are joined by continuity of q and τ and of v (or the impact map at a touchdown); the last
+phase is joined to the first one of the next cycle (mirrored for half cycles) with the base
+shifted by the stride.
 
 Every constraint row belongs to a named term and a phase (`rows`), so violations can be
 reported per term and phase. The solver never sees this module's objects beyond the NLP dict.
@@ -291,11 +293,12 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
             Tp = blk.sym
         qb = B.var(f"q_{ps.name}", (nv, K + 1), q_lb[:, None], q_ub[:, None])
         vb = B.var(f"v_{ps.name}", (nv, K + 1), v_lb[:, None], v_ub[:, None])
-        ab = B.var(f"a_{ps.name}", (nv, K + 1))
+        n_in = K if method.interval_inputs else K + 1  # a and f per interval, or per knot
+        ab = B.var(f"a_{ps.name}", (nv, n_in))
         ub_ = B.var(f"tau_{ps.name}", (nu, K + 1), -u_lim[:, None], u_lim[:, None])
         internal = internal_rows(ps.active)[:, None]
         f_lb, f_ub = np.where(internal, 0.0, -np.inf), np.where(internal, 0.0, np.inf)
-        fb = B.var(f"f_{ps.name}", (dim * na, K + 1), f_lb, f_ub)
+        fb = B.var(f"f_{ps.name}", (dim * na, n_in), f_lb, f_ub)
         for name_, blk in (("joint_limits", qb), ("velocity_limits", vb)):
             B.bound(name_, ps.name, blk.index[nb:, :] if name_ == "joint_limits" else blk.index)
         B.bound("torque_limits", ps.name, ub_.index)
@@ -419,21 +422,37 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
     for p, (ps, pv) in enumerate(zip(sched.phases, phases)):
         K = ps.knots
         h = pv.duration / K
-        points = []  # (q, v, a, tau, f, knot-progress k) for all collocation points
-        for k in range(K + 1):
-            points.append((pv.q.sym[:, k], pv.v.sym[:, k], pv.a.sym[:, k], pv.tau.sym[:, k], pv.f.sym[:, k], k))
-        if pv.mid is not None:
+        # Collocation points (q, v, a, tau, f, knot-progress k, kinematic, dynamic): kinematic
+        # points carry the state's constraints (contact, clearance, limits, actuator envelope),
+        # dynamic ones the equations of motion and friction. Hermite–Simpson: knots and
+        # midpoints are both. Trapezoidal: the knots are kinematic (a and f live on intervals),
+        # each interval's midpoint is dynamic, with the mean of its end torques.
+        points = []
+        if method.interval_inputs:
+            for k in range(K + 1):
+                points.append((pv.q.sym[:, k], pv.v.sym[:, k], None, pv.tau.sym[:, k], None, k, True, False))
+            for k in range(K):
+                qm, vm = method.midpoint(h, pv.q.sym[:, k], pv.v.sym[:, k], pv.q.sym[:, k + 1], pv.v.sym[:, k + 1],
+                                         pv.a.sym[:, k])
+                taum = 0.5 * (pv.tau.sym[:, k] + pv.tau.sym[:, k + 1])
+                points.append((qm, vm, pv.a.sym[:, k], taum, pv.f.sym[:, k], k + 0.5, False, True))
+        else:
+            for k in range(K + 1):
+                points.append((pv.q.sym[:, k], pv.v.sym[:, k], pv.a.sym[:, k], pv.tau.sym[:, k], pv.f.sym[:, k], k,
+                               True, True))
             m = pv.mid
             for k in range(K):
                 points.append((m["q"].sym[:, k], m["v"].sym[:, k], m["a"].sym[:, k], m["tau"].sym[:, k],
-                               m["f"].sym[:, k], k + 0.5))
+                               m["f"].sym[:, k], k + 0.5, True, True))
         # collocation defects
         for k in range(K):
-            mid = None
-            if pv.mid is not None:
+            q0, v0, q1, v1 = pv.q.sym[:, k], pv.v.sym[:, k], pv.q.sym[:, k + 1], pv.v.sym[:, k + 1]
+            if method.interval_inputs:
+                defects = method.defects(h, q0, v0, q1, v1, pv.a.sym[:, k])
+            else:
                 mid = (pv.mid["q"].sym[:, k], pv.mid["v"].sym[:, k], pv.mid["a"].sym[:, k])
-            for d in method.defects(h, pv.q.sym[:, k], pv.v.sym[:, k], pv.a.sym[:, k],
-                                    pv.q.sym[:, k + 1], pv.v.sym[:, k + 1], pv.a.sym[:, k + 1], mid):
+                defects = method.defects(h, q0, v0, pv.a.sym[:, k], q1, v1, pv.a.sym[:, k + 1], mid)
+            for d in defects:
                 B.con("collocation", ps.name, d)
         anchored = sched.anchored(p)
         # Points that stay in contact across a junction with continuous velocity were at rest
@@ -448,21 +467,27 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         # accelerations and contact forces. New contact forces (a touchdown, or a run that never
         # starts) open such a mode; the contact acceleration of those points at the first knot
         # closes it.
-        pinned = list(anchored)
+        # (Trapezoidal: a is Δv/h on every interval, there is no such mode.)
+        pinned = [] if method.interval_inputs else list(anchored)
         held_then_new = [c for c in ps.active if c not in pinned] + pinned
         plan_pin = rest_plan(held_then_new, only=pinned)
         # the first point of each foot that lands at this phase's start (the heel in a heel strike)
         landing = {}
         for cname in sched.touchdowns(p):
             landing.setdefault(robot.contact(cname).foot, contact_names.index(cname))
-        for (q, v, a, tau, fcol, k) in points:
-            F = full_forces(fcol, ps.active)
-            tau_full = dyn.inverse_dynamics(q, v, a, F) + rotor_correction(a)
-            Bu = ca.SX.zeros(nv, 1)
-            for i, ia in enumerate(act):
-                Bu[ia] = tau[i]
-            B.con("inverse_dynamics", ps.name, tau_full - Bu)
-            pos, vel, acc = dyn.contact_kinematics(q, v, a)
+        for (q, v, a, tau, fcol, k, kinematic, dynamic) in points:
+            if dynamic:
+                F = full_forces(fcol, ps.active)
+                tau_full = dyn.inverse_dynamics(q, v, a, F) + rotor_correction(a)
+                Bu = ca.SX.zeros(nv, 1)
+                for i, ia in enumerate(act):
+                    Bu[ia] = tau[i]
+                B.con("inverse_dynamics", ps.name, tau_full - Bu)
+                for idx in feet_of(ps.active).values():
+                    B.con("friction", ps.name, friction_rows([fcol[dim * i:dim * i + dim] for i in idx]), 0.0, np.inf)
+            if not kinematic:
+                continue
+            pos, vel, acc = dyn.contact_kinematics(q, v, a if a is not None else ca.SX.zeros(nv, 1))
             posture_rows(ps.name, q)
             if k == 0:
                 for foot, ci in landing.items():
@@ -482,8 +507,6 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 ci = contact_names.index(cname)
                 if cname in anchored and k == 0:
                     B.con("contact_ground", ps.name, pos[2, ci] - tan_slope * pos[0, ci])
-            for idx in feet_of(ps.active).values():
-                B.con("friction", ps.name, friction_rows([fcol[dim * i:dim * i + dim] for i in idx]), 0.0, np.inf)
             swing = sched.swing_progress(p, k)
             for foot, s in swing.items():
                 lift = 16.0 * cons.clearance * s ** 2 * (1 - s) ** 2
@@ -568,7 +591,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
             # Continuous velocity; at a soft touchdown the touching points then arrive at rest
             # through this phase's first-knot contact rows (no separate rows: they would repeat).
             B.con(term, name, cur.v.sym[:, 0] - v_end)
-        # Forces of points that stay in contact are continuous. On a sagittal flat foot the split
+        # Forces of points that stay in contact are continuous (trapezoidal: the intervals on
+        # both sides of the junction carry the same force). On a sagittal flat foot the split
         # of the tangential force between its points is arbitrary (internal_rows), so there the
         # foot's total tangential force is continuous instead: at heel-off the toe takes over
         # what the foot carried.
