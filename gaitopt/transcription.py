@@ -22,7 +22,7 @@ import numpy as np
 from .collocation import METHODS
 from .dynamics import GRAVITY, SymbolicDynamics
 from .errors import InputError
-from .schedule import Schedule
+from .schedule import Schedule, active_points
 from . import actuation as A
 from . import terms as T
 
@@ -475,6 +475,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         landing = {}
         for cname in sched.touchdowns(p):
             landing.setdefault(robot.contact(cname).foot, contact_names.index(cname))
+        just_lifted = sched.liftoffs(p)
+        next_active = active_points(robot, sched.expanded[(p + 1) % len(sched.expanded)][0])
         for (q, v, a, tau, fcol, k, kinematic, dynamic) in points:
             if dynamic:
                 F = full_forces(fcol, ps.active)
@@ -508,14 +510,24 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 if cname in anchored and k == 0:
                     B.con("contact_ground", ps.name, pos[2, ci] - tan_slope * pos[0, ci])
             swing = sched.swing_progress(p, k)
+            # Heights already set by a stance: at a phase's first knot for a point that was in
+            # contact just before (its height is where the stance left it) and at its last knot
+            # for a point in contact at the next phase's start (the ground, through q
+            # continuity). "≥ 0" there only restates the stance, nearly or exactly dependent on
+            # its rows; kept, it made IPOPT's multipliers grow to 1e13 (heel–toe walk, 2× knots).
+            at_rest = set(just_lifted) if k == 0 else (set(next_active) if k == K else set())
             for foot, s in swing.items():
                 lift = 16.0 * cons.clearance * s ** 2 * (1 - s) ** 2
                 for cname in robot.feet[foot].contacts:
+                    if cname in at_rest:
+                        continue
                     ci = contact_names.index(cname)
                     B.con("swing_clearance", ps.name, pos[2, ci] - tan_slope * pos[0, ci], lift, np.inf)
             for foot, mode in ps.modes.items():
                 if mode in ("heel", "toe"):
                     other = f"{foot}_toe" if mode == "heel" else f"{foot}_heel"
+                    if other in at_rest:
+                        continue
                     ci = contact_names.index(other)
                     B.con("roll_clearance", ps.name, pos[2, ci] - tan_slope * pos[0, ci], 0.0, np.inf)
             qd = v[act]
