@@ -2,7 +2,7 @@
 
     python bench/solve.py [--factors 1 2 4] [--problems problems/a.yaml ...] [--json out.json]
 
-Columns: NLP variables, iterations, setup (transcription + IPOPT set-up), solve wall time,
+Columns: NLP variables, iterations, status, cost (the convergence record), setup (transcription + IPOPT set-up), solve wall time,
 time in function/derivative evaluations vs inside IPOPT, time per iteration, and the
 per-iteration time relative to 1× (linear growth in knots means ≈ the knot factor).
 Cold starts from the automatic guess; wall-clock numbers, never asserted by tests.
@@ -28,8 +28,8 @@ def main() -> None:
     args = ap.parse_args()
     files = [Path(p) for p in args.problems] if args.problems else sorted((ROOT / "problems").glob("*.yaml"))
     rows = []
-    print("| problem | knots× | variables | constraints | iterations | status | setup s | solve s | in evaluations s | in IPOPT s | ms / iteration | per-iteration ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| problem | knots× | variables | constraints | iterations | status | cost | setup s | solve s | in evaluations s | in IPOPT s | ms / iteration | per-iteration ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for f in files:
         base = None
         problem = go.load_problem(f)
@@ -47,7 +47,7 @@ def main() -> None:
                    "cost": r.cost, "max_violation": r.max_violation}
             rows.append(row)
             print(f"| {f.stem} | {factor:g} | {row['variables']} | {row['constraints']} | {row['iterations']} | "
-                  f"{r.status} | {row['setup_s']:.2f} | {row['solve_s']:.2f} | {row['eval_s']:.2f} | "
+                  f"{r.status} | {r.cost:.5g} | {row['setup_s']:.2f} | {row['solve_s']:.2f} | {row['eval_s']:.2f} | "
                   f"{row['ipopt_s']:.2f} | {row['ms_per_iteration']:.1f} | {row['per_iteration_ratio']:.2f} |",
                   flush=True)
     if args.json:

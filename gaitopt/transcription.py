@@ -454,6 +454,13 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 defects = method.defects(h, q0, v0, pv.a.sym[:, k], q1, v1, pv.a.sym[:, k + 1], mid)
             for d in defects:
                 B.con("collocation", ps.name, d)
+        if not method.interval_inputs:
+            # Simpson's v-defect sees a_k + 4 a_m + a_k+1 and the v_m defect a_k − a_k+1: shifting
+            # every knot a by c and every midpoint a by −c/2 (the Legendre P₂ part of each
+            # interval's quadratic a, which integrates to nothing in v and q) changes no defect,
+            # and contact forces balance it in the equations of motion. One row per phase fixes
+            # that free vector: a is linear over the phase's first interval.
+            B.con("collocation", ps.name, pv.mid["a"].sym[:, 0] - 0.5 * (pv.a.sym[:, 0] + pv.a.sym[:, 1]))
         anchored = sched.anchored(p)
         # Points that stay in contact across a junction with continuous velocity were at rest
         # at the previous phase's last knot, which equals this phase's first: repeating those
@@ -462,15 +469,6 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         plan_all = rest_plan(ps.active)
         held_first = list(continuing) + [c for c in ps.active if c not in continuing]
         plan_first = rest_plan(held_first, only=[c for c in ps.active if c not in continuing])
-        # With velocity-level contact the collocation defects only fix a_k + a_k+1 along the
-        # contact directions, so a stance run has a free alternating ("ringing") mode of knot
-        # accelerations and contact forces. New contact forces (a touchdown, or a run that never
-        # starts) open such a mode; the contact acceleration of those points at the first knot
-        # closes it.
-        # (Trapezoidal: a is Δv/h on every interval, there is no such mode.)
-        pinned = [] if method.interval_inputs else list(anchored)
-        held_then_new = [c for c in ps.active if c not in pinned] + pinned
-        plan_pin = rest_plan(held_then_new, only=pinned)
         # the first point of each foot that lands at this phase's start (the heel in a heel strike)
         landing = {}
         for cname in sched.touchdowns(p):
@@ -489,7 +487,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                     B.con("friction", ps.name, friction_rows([fcol[dim * i:dim * i + dim] for i in idx]), 0.0, np.inf)
             if not kinematic:
                 continue
-            pos, vel, acc = dyn.contact_kinematics(q, v, a if a is not None else ca.SX.zeros(nv, 1))
+            pos, vel, _ = dyn.contact_kinematics(q, v, a if a is not None else ca.SX.zeros(nv, 1))
             posture_rows(ps.name, q)
             if k == 0:
                 for foot, ci in landing.items():
@@ -498,8 +496,6 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                         base = [q[robot.index(c)] for c in ("base_x", "base_y")[:len(target)]]
                         rel = ca.vertcat(*[pos[ax, ci] - base[ax] for ax in range(len(target))])
                         B.con("foothold", ps.name, rel - ca.DM(target))
-            if k == 0 and plan_pin:
-                B.con("contact_acceleration", ps.name, contact_rows(pos, acc, plan_pin))
             # Velocity-level contact at every collocation point plus the ground height where
             # the stance starts: imposing positions at every knot as well over-constrains
             # the trapezoid/Simpson integration and stalls IPOPT; the foothold drift this
