@@ -6,8 +6,8 @@ q̇ = v, v̇ = a.
 * trapezoidal: a, and the contact forces f, are constant over each interval (one value per
   interval, `interval_inputs`); v is piecewise linear and q piecewise quadratic, integrated
   exactly (the trapezoid rule for q is exact for a linear v). The equations of motion hold at
-  each interval's midpoint, with that interval's a and f and the mean of the torques at its two
-  knots (τ is piecewise linear). Why not a at the knots: the trapezoid v-defect sees only
+  each interval's midpoint (the mean of its knot states), with that interval's a and f and the
+  mean of the torques at its two knots (τ is piecewise linear). Why not a at the knots: the trapezoid v-defect sees only
   a_k + a_k+1, so knot accelerations and the contact forces that balance them have a free
   alternating ("ringing") mode no constraint or cost fixes; the optimiser used it, forces
   alternated ≈15/210 N around m g from knot to knot, and the cost converged at first order.
@@ -32,8 +32,12 @@ class Trapezoidal:
 
     @staticmethod
     def midpoint(h, q0, v0, q1, v1, a):
-        """(q, v) at the interval's midpoint on the exact quadratic q / linear v."""
-        return 0.5 * (q0 + q1) - h ** 2 / 8.0 * a, 0.5 * (v0 + v1)
+        """(q, v) where the equations of motion are imposed: the means of the knot states.
+        v is exact (v is linear); q differs from the quadratic's midpoint value by h² a / 8,
+        a second-order error like the rule's own. The exact value would put a and the phase
+        duration into every inverse-dynamics Hessian block: measured 1.6× the time per IPOPT
+        iteration on solo12_trot and 1.3× on the biped7 walks, for a 0.1 % change in cost."""
+        return 0.5 * (q0 + q1), 0.5 * (v0 + v1)
 
     @staticmethod
     def weights(n_intervals: int):

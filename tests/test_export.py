@@ -249,9 +249,10 @@ def _interval_bounds(res, dyn_fn, m=60):
     forces g(t) = ID(x(t)) of the sampled state inside the interval (the knots have g = B τ;
     the base rows of B τ are zero).
 
-    Trapezoidal (a and f constant on the interval, τ linear, ID exact at the midpoint with the
-    mean torque): |g − Bτ| ≤ |s − ½| h · max|g' − Bτ'| (a first-order Taylor bound about the
-    midpoint, g' by finite differences). Hermite–Simpson
+    Trapezoidal (a and f constant on the interval, τ linear, ID exact at the mean of the knot
+    states with the mean torque): |g − Bτ| ≤ |s − ½| h · max|g' − Bτ'| (a first-order Taylor
+    bound about the midpoint, g' by finite differences) plus the residual at the midpoint time
+    (the interpolant's q there is not the knots' mean). Hermite–Simpson
     (τ quadratic through knot, midpoint, knot): |g − I₂g| ≤ |s(s−½)(s−1)| h³/6 · max|g'''| plus
     the midpoint mismatch |g(t_m) − B τ_m| · 4s(1−s) (q(t_m) differs from q_m by the quartic's
     term). Derivatives by finite differences, with a 20 % margin."""
@@ -267,7 +268,11 @@ def _interval_bounds(res, dyn_fn, m=60):
             if traj.method == "trapezoidal":
                 g[:, robot.actuated_index] -= s["tau"]
                 d1 = np.abs(np.diff(g, axis=0)).max(axis=0) / dt
-                bounds[(p.name, k)] = lambda s, h=h, d1=d1: 1.2 * abs(s - 0.5) * h * d1 + 1e-9
+                # the NLP's midpoint state is the knots' mean; the interpolant's q there differs by
+                # h² a / 8: its residual at the midpoint time is the constant part of the bound
+                sm = traj.sample_phase(p.name, [0.5 * (p.t[k] + p.t[k + 1])])
+                mis = np.abs(_id_residual(robot, dyn_fn, sm)[0])
+                bounds[(p.name, k)] = lambda s, h=h, d1=d1, mis=mis: 1.2 * (abs(s - 0.5) * h * d1 + mis) + 1e-9
             else:
                 d3 = np.abs(np.diff(g, 3, axis=0)).max(axis=0) / dt ** 3
                 sm = traj.sample_phase(p.name, [0.5 * (p.t[k] + p.t[k + 1])])
