@@ -34,10 +34,8 @@ DISTANCE_RTOL = 0.10
 # against m g l ≈ 50 N·m/rad), and the rotors' inertia is what steadies it in the simulator.
 # The slope walk verified only once its plan stopped ringing (trapezoidal with one a and f per
 # interval; before, it slipped 40–60 mm or fell at every PD frequency tried).
-# titan8_crawl is replayed at its default knots: at × 0.5 a crawl phase has 2–3 knots (h up to
-# 0.3 s), too coarse a feedforward for a joint-PD replay (measured: HR slips 47 mm, 21 % short);
-# at × 1 it travels 0.478 of 0.480 m with 4.8 mm largest slip.
-SCALE = {"titan8_crawl": 1.0}
+# Largest slips at × 0.5 (tolerance 20 mm): slope walk 18.7 mm, titan8_crawl 6.7 mm, others ≤ 6.2 mm
+# (python bench/verify.py; README).
 XFAIL = {}
 
 
@@ -52,7 +50,7 @@ def _param(p):
 
 @pytest.fixture(scope="module", params=[_param(p) for p in PROBLEM_FILES])
 def replayed(request):
-    result = go.solve(quiet(go.load_problem(request.param).scaled_knots(SCALE.get(request.param.stem, TEST_SCALE))))
+    result = go.solve(quiet(go.load_problem(request.param).scaled_knots(TEST_SCALE)))
     rep = verify.replay(result, cycles=REPLAY_CYCLES)
     return request.param.stem, result, rep
 
