@@ -248,6 +248,7 @@ def automatic_guess(tr) -> np.ndarray:
             x0[tr.globals[f"T_{ph.name}"].index] = ph.duration.guess
     if "stride" in tr.globals:
         x0[tr.globals["stride"].index] = nominal.stride
+    fill_midpoint_states(tr, x0)
     fill_slacks(tr, x0)
     return x0
 
@@ -380,6 +381,17 @@ class _ForceSplit:
         return tau, np.concatenate(F), f_full
 
 
+def fill_midpoint_states(tr, x0):
+    """Trapezoidal midpoint-state variables consistent with x0's knot states and accelerations."""
+    for pv in tr.phases:
+        if pv.mid_state is None:
+            continue
+        q, v, a = x0[pv.q.index], x0[pv.v.index], x0[pv.a.index]
+        qm, vm = tr.method.midpoint(None, q[:, :-1], v[:, :-1], q[:, 1:], v[:, 1:], a)
+        x0[pv.mid_state["q"].index] = qm
+        x0[pv.mid_state["v"].index] = vm
+
+
 def fill_slacks(tr, x0):
     """Power slacks P⁺ = max(τ q̇, 0), P⁻ = max(−τ q̇, 0) consistent with x0's torques."""
     act = tr.robot.actuated_index
@@ -431,6 +443,7 @@ def warm_start(tr, result) -> np.ndarray:
     for name, lam in tr.impulses.items():
         if name in result.impulses:
             x0[lam.index.ravel()] = result.impulses[name]
+    fill_midpoint_states(tr, x0)
     fill_slacks(tr, x0)
     return x0
 

@@ -70,7 +70,7 @@ def force_points(ctx: CostContext):
         h = pv.duration / K
         for k in range(K):
             a = pv.a.sym[:, k]
-            q, v = ctx.method.midpoint(h, pv.q.sym[:, k], pv.v.sym[:, k], pv.q.sym[:, k + 1], pv.v.sym[:, k + 1], a)
+            q, v = pv.mid_state["q"].sym[:, k], pv.mid_state["v"].sym[:, k]
             tau = 0.5 * (pv.tau.sym[:, k] + pv.tau.sym[:, k + 1])
             yield p, h, q, v, a, tau, pv.f.sym[:, k], (p, k + 0.5)
 

@@ -47,6 +47,10 @@ class PhaseVars:
     mid: dict | None  # q, v, a, tau, f at the K midpoints (Hermite–Simpson)
     duration: ca.SX
     active: tuple
+    # trapezoidal: the state (q, v) at each interval's midpoint, as variables tied to the knots
+    # by linear rows. As expressions of both knots' states they would make every dynamics
+    # Hessian block four times larger.
+    mid_state: dict | None = None
 
 
 @dataclass
@@ -108,7 +112,8 @@ class Transcription:
                     scale[row] = max(float(x0[row].max()), floor)
 
         for pv in self.phases:
-            blocks = [pv.q, pv.v, pv.a, pv.tau, pv.f] + (list(pv.mid.values()) if pv.mid else [])
+            blocks = [pv.q, pv.v, pv.a, pv.tau, pv.f] + (list(pv.mid.values()) if pv.mid else []) \
+                + (list(pv.mid_state.values()) if pv.mid_state else [])
             for blk in blocks:
                 rows(blk.index)
         for blk in self.impulses.values():
@@ -312,7 +317,11 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 "f": B.var(f"fm_{ps.name}", (dim * na, K), f_lb, f_ub),
             }
             B.bound("torque_limits", ps.name, mid["tau"].index)
-        phases.append(PhaseVars(qb, vb, ab, ub_, fb, mid, Tp, ps.active))
+        mid_state = None
+        if method.interval_inputs:
+            mid_state = {"q": B.var(f"qs_{ps.name}", (nv, K), q_lb[:, None], q_ub[:, None]),
+                         "v": B.var(f"vs_{ps.name}", (nv, K), v_lb[:, None], v_ub[:, None])}
+        phases.append(PhaseVars(qb, vb, ab, ub_, fb, mid, Tp, ps.active, mid_state))
 
     period = sum(p.duration for p in phases) / part  # full cycle duration [s]
 
@@ -432,8 +441,10 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
             for k in range(K + 1):
                 points.append((pv.q.sym[:, k], pv.v.sym[:, k], None, pv.tau.sym[:, k], None, k, True, False))
             for k in range(K):
-                qm, vm = method.midpoint(h, pv.q.sym[:, k], pv.v.sym[:, k], pv.q.sym[:, k + 1], pv.v.sym[:, k + 1],
-                                         pv.a.sym[:, k])
+                qm, vm = pv.mid_state["q"].sym[:, k], pv.mid_state["v"].sym[:, k]
+                q_def, v_def = method.midpoint(h, pv.q.sym[:, k], pv.v.sym[:, k], pv.q.sym[:, k + 1],
+                                               pv.v.sym[:, k + 1], pv.a.sym[:, k])
+                B.con("collocation", ps.name, ca.vertcat(qm - q_def, vm - v_def))
                 taum = 0.5 * (pv.tau.sym[:, k] + pv.tau.sym[:, k + 1])
                 points.append((qm, vm, pv.a.sym[:, k], taum, pv.f.sym[:, k], k + 0.5, False, True))
         else:
