@@ -382,12 +382,12 @@ class _ForceSplit:
 
 
 def fill_midpoint_states(tr, x0):
-    """Trapezoidal midpoint-state variables consistent with x0's knot states and accelerations."""
+    """Trapezoidal midpoint-state variables consistent with x0's knot states."""
     for pv in tr.phases:
         if pv.mid_state is None:
             continue
-        q, v, a = x0[pv.q.index], x0[pv.v.index], x0[pv.a.index]
-        qm, vm = tr.method.midpoint(None, q[:, :-1], v[:, :-1], q[:, 1:], v[:, 1:], a)
+        q, v = x0[pv.q.index], x0[pv.v.index]
+        qm, vm = tr.method.midpoint(q[:, :-1], v[:, :-1], q[:, 1:], v[:, 1:])
         x0[pv.mid_state["q"].index] = qm
         x0[pv.mid_state["v"].index] = vm
 

@@ -118,9 +118,8 @@ def build_trajectory(tr, x: np.ndarray) -> tuple[Trajectory, dict]:
         elif tr.method.interval_inputs:
             # a and f are per interval: the midpoints carry them (with the midpoint state and
             # the mean torque, where the equations of motion hold); knots get their means
-            h = np.diff(t)[:, None]
-            qm, vm = tr.method.midpoint(h, q[:-1], v[:-1], q[1:], v[1:], a)
-            mid = {"q": qm, "v": vm, "a": a, "tau": 0.5 * (tau[:-1] + tau[1:]), "f": f}
+            mid = {"q": x[pv.mid_state["q"].index].T, "v": x[pv.mid_state["v"].index].T, "a": a,
+                   "tau": 0.5 * (tau[:-1] + tau[1:]), "f": f}
             a, f = interval_to_knots(a), interval_to_knots(f)
         phases.append(PhaseTrajectory(ps.name, t, q, v, a, tau, f, dict(ps.modes), mid))
         t0 += T

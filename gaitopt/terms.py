@@ -69,10 +69,7 @@ def force_points(ctx: CostContext):
         K = pv.q.sym.shape[1] - 1
         h = pv.duration / K
         for k in range(K):
-            a = pv.a.sym[:, k]
-            q, v = pv.mid_state["q"].sym[:, k], pv.mid_state["v"].sym[:, k]
-            tau = 0.5 * (pv.tau.sym[:, k] + pv.tau.sym[:, k + 1])
-            yield p, h, q, v, a, tau, pv.f.sym[:, k], (p, k + 0.5)
+            yield (p, h, *pv.interval_point(k), (p, k + 0.5))
 
 
 def power_slacks(ctx: CostContext, key, tau, v):

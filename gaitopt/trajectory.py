@@ -121,8 +121,7 @@ class Trajectory:
             for key in ("tau", "f"):
                 x0, x1 = getattr(p, key)[k], getattr(p, key)[k + 1]
                 if zoh and key == "f":
-                    # constant over the interval; the knot value (mean of both sides) at a knot
-                    val = x0 if s <= 0.0 else (x1 if s >= 1.0 else p.mid["f"][k])
+                    val = rule.held(s, x0, p.mid["f"][k], x1)
                 elif p.mid is not None and not zoh:
                     xm = p.mid[key][k]
                     val = x0 * (1 - s) * (1 - 2 * s) + 4 * xm * s * (1 - s) + x1 * s * (2 * s - 1)
@@ -207,8 +206,8 @@ class Trajectory:
         array, as `gaitopt.export.read_trajectory_csv` returns; modes: phase name → foot modes).
 
         Exact for the trapezoidal rule (its per-interval a and f are recovered from the knot
-        means, starting at each phase's first knot, which carries its first interval). The CSV has no Hermite–Simpson midpoints: q_m, v_m, a_m
-        are recovered from the collocation defects (exact to the solver's tolerance), τ_m and f_m
+        means, starting at each phase's first knot, which carries its first interval). The CSV
+        has no Hermite–Simpson midpoints: q_m, v_m, a_m are recovered from the collocation defects (exact to the solver's tolerance), τ_m and f_m
         are taken as the mean of the interval's ends (an approximation; `knots.npz`, written
         next to trajectory.csv by `gaitopt.export.save`, holds the exact values)."""
         nc = len(contact_names)
@@ -239,8 +238,7 @@ class Trajectory:
                        "f": 0.5 * (f[s:e - 1] + f[s + 1:e])}
             elif METHODS[method].interval_inputs:
                 a_int, f_int = knots_to_interval(a[sl]), knots_to_interval(f[sl])
-                h = np.diff(t[sl])[:, None]
-                qm, vm = METHODS[method].midpoint(h, q[s:e - 1], v[s:e - 1], q[s + 1:e], v[s + 1:e], a_int)
+                qm, vm = METHODS[method].midpoint(q[s:e - 1], v[s:e - 1], q[s + 1:e], v[s + 1:e])
                 mid = {"q": qm, "v": vm, "a": a_int, "tau": 0.5 * (tau[s:e - 1] + tau[s + 1:e]), "f": f_int}
             phases.append(PhaseTrajectory(name, t[sl].copy(), q[sl].copy(), v[sl].copy(), a[sl].copy(),
                                           tau[sl].copy(), f[sl].copy(), dict(modes[name]), mid))

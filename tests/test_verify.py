@@ -36,19 +36,13 @@ DISTANCE_RTOL = 0.10
 # interval; before, it slipped 40–60 mm or fell at every PD frequency tried).
 # Largest slips at × 0.5 (tolerance 20 mm): slope walk 18.7 mm, titan8_crawl 6.7 mm, others ≤ 6.2 mm
 # (python bench/verify.py; README).
-XFAIL = {}
 
 
 def quiet(problem):
     return problem.replace(solver=dataclasses.replace(problem.solver, print_level=0))
 
 
-def _param(p):
-    marks = [pytest.mark.xfail(reason=XFAIL[p.stem], strict=False)] if p.stem in XFAIL else []
-    return pytest.param(p, id=p.stem, marks=marks)
-
-
-@pytest.fixture(scope="module", params=[_param(p) for p in PROBLEM_FILES])
+@pytest.fixture(scope="module", params=PROBLEM_FILES, ids=[p.stem for p in PROBLEM_FILES])
 def replayed(request):
     result = go.solve(quiet(go.load_problem(request.param).scaled_knots(TEST_SCALE)))
     rep = verify.replay(result, cycles=REPLAY_CYCLES)
