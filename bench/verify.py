@@ -21,11 +21,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scales", type=float, nargs="+", default=[0.5, 1.0])
     ap.add_argument("--cycles", type=int, default=2)
+    ap.add_argument("--problems", nargs="*", default=None, help="problem files (default: every shipped one)")
     args = ap.parse_args()
+    files = [Path(p) for p in args.problems] if args.problems else sorted((ROOT / "problems").glob("*.yaml"))
     print("| problem | knots | distance sim / plan [m] | fell | largest slip [mm] | "
           "τ RMS diff [N·m] (plan RMS) | verified |")
     print("|---|---|---|---|---|---|---|")
-    for path in sorted((ROOT / "problems").glob("*.yaml")):
+    for path in files:
         if path.name.startswith("_"):
             continue
         for scale in args.scales:

@@ -460,7 +460,7 @@ def read_export(path: str | Path) -> tuple[dict, dict]:
 def export_summary(result, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1, files: dict | None = None) -> dict:
     """A JSON-ready summary of an export: the gait, per-joint peaks against the actuator's
     limits, energies per cycle (from the interpolant sampled at rate_hz, at least 400 points
-    per cycle, trapezoidal integration), cost of transport, duty factor and peak friction ratio
+    per cycle, trapezoidal integration phase by phase), cost of transport, duty factor and peak friction ratio
     per foot."""
     from . import actuation as A
     from . import quantities as Q
@@ -468,7 +468,19 @@ def export_summary(result, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1, fi
     traj, robot, problem = result.trajectory, result.robot, result.problem
     T, s = traj.period, traj.stride
     n = max(400, int(np.ceil(T * rate_hz)))
-    t = np.linspace(0.0, T, n + 1)  # the end samples the next cycle's start (periodic values)
+    # Each phase is sampled on its own closed grid and integrated on its own: τ and contact
+    # forces may jump at a contact event, and a sample straddling the jump would make the
+    # integrals first order in the sample spacing. A phase's last sample sits just inside it
+    # (sample() gives the next phase's value at a junction time).
+    grids, spans, start = [], [], 0
+    for ph in traj.phases:
+        t0, t1 = float(ph.t[0]), float(ph.t[-1])
+        g = np.linspace(t0, t1, max(2, int(np.ceil(n * (t1 - t0) / T)) + 1))
+        g[-1] = t1 - 1e-9 * max(T, 1.0)
+        grids.append(g)
+        spans.append(slice(start, start + len(g)))
+        start += len(g)
+    t = np.concatenate(grids)
     tb = sample_table(result, times=t)
     tau, w = tb["tau"], Q.joint_speed(robot, tb["v"])
     mech = tau * w
@@ -479,8 +491,10 @@ def export_summary(result, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1, fi
     elec = tb["power"]
     q_act = tb["q"][:, robot.actuated_index]
 
+    trapezoid = np.trapezoid if hasattr(np, "trapezoid") else np.trapz
+
     def integral(x):
-        return float(np.trapezoid(x, t)) if hasattr(np, "trapezoid") else float(np.trapz(x, t))
+        return float(sum(trapezoid(x[sl], t[sl]) for sl in spans))
     joints = {}
     for i, j in enumerate(robot.actuated):
         a = robot.actuators[j]
@@ -503,7 +517,7 @@ def export_summary(result, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1, fi
     for k, ft in enumerate(tb["feet"]):
         pts = [robot.contact_index(c) for c in robot.feet[ft].contacts]
         r = np.where(flags[:, pts], ratio[:, pts], np.nan)
-        feet[ft] = {"duty_factor": float(np.mean(tb["contact"][:-1, k])),
+        feet[ft] = {"duty_factor": integral(tb["contact"][:, k].astype(float)) / T,
                     "peak_friction_ratio": float(np.nanmax(r)) if np.any(np.isfinite(r)) else 0.0}
     mass = robot.total_mass
     return {

@@ -92,6 +92,10 @@ class Schedule:
         before = active_points(self.robot, self._prev_modes(p))
         return tuple(c for c in before if c not in self.phases[p].active)
 
+    def contact_event(self, p: int) -> bool:
+        """True when a point touches down or lifts off at the start of phase p (through the wrap)."""
+        return bool(self.touchdowns(p) or self.liftoffs(p))
+
     def swing_progress(self, p: int, k: int) -> dict:
         """foot → s ∈ [0, 1] (0 at lift-off, 1 at touchdown) by knot count, for feet in swing."""
         n = len(self.expanded)

@@ -21,15 +21,18 @@ import yaml
 
 import gaitopt as go
 from gaitopt.export import read_trajectory_csv, write_trajectory_csv
+from gaitopt.problem import problem_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 # every problem file (names starting with "_" are scratch files of work in progress)
 PROBLEM_FILES = sorted(p for p in (ROOT / "problems").glob("*.yaml") if not p.name.startswith("_"))
 HEEL_TOE = ROOT / "problems" / "biped7_heel_toe_walk.yaml"
 SLOPE = ROOT / "problems" / "biped7_slope_walk.yaml"
+STATIC = ROOT / "problems" / "biped7_static_walk.yaml"
 
 TEST_SCALE = 0.5          # knots of every phase × this (at least 2) for the per-problem checks
-FINE_SCALE = 2.0          # knots × this for the trapezoidal vs Hermite–Simpson comparison
+FINE_SCALE = 2.0          # knots × this for the fine-grid checks of the heel-toe walk
+STATIC_FINE_SCALE = 4.0   # knots × this for the trapezoidal vs Hermite–Simpson comparison
 G = 9.81                  # m/s², Pinocchio's default gravity (checked below)
 
 VIOLATION_TOL = 1e-6      # result.max_violation
@@ -381,10 +384,16 @@ def test_cycle_timing(solved):
 
 
 def test_periodicity(solved):
+    check_periodicity(solved)
+
+
+def check_periodicity(s: Solved):
     """The final row (next cycle's first knot) is the first knot shifted by the stride; the
-    cycle closes from the last knot to it like any other junction; q and τ are continuous at
-    every junction, and v too unless an inelastic impact happens there."""
-    rows, s = solved.rows, solved
+    cycle closes from the last knot to it like any other junction; q is continuous at every
+    junction, v too unless an inelastic impact happens there, and τ and the forces of points
+    that stay in contact wherever no point touches down or lifts off (at a contact event the
+    rigid model lets them jump; see test_junction_without_contact_event)."""
+    rows = s.rows
     shift = base_shift(s)
     np.testing.assert_allclose(rows["q"][-1], rows["q"][0] + shift, rtol=0, atol=1e-12)
     for key in ("v", "a", "tau", "f"):
@@ -395,10 +404,12 @@ def test_periodicity(solved):
         where = f"{rows['phase'][i]} -> {rows['phase'][j]}"
         assert rows["time"][j] == pytest.approx(rows["time"][i], abs=1e-9), where
         np.testing.assert_allclose(rows["q"][j], rows["q"][i], rtol=0, atol=1e-6, err_msg=f"q at {where}")
-        np.testing.assert_allclose(rows["tau"][j], rows["tau"][i], rtol=0, atol=1e-6, err_msg=f"tau at {where}")
         touchdown = s.active[j] - s.active[i]
         if not (touchdown and impact):
             np.testing.assert_allclose(rows["v"][j], rows["v"][i], rtol=0, atol=1e-6, err_msg=f"v at {where}")
+        if s.active[j] != s.active[i]:
+            continue  # a contact event: τ and forces may jump
+        np.testing.assert_allclose(rows["tau"][j], rows["tau"][i], rtol=0, atol=1e-6, err_msg=f"tau at {where}")
         # forces of points that stay in contact are continuous; on a sagittal foot the split of
         # the tangential force between heel and toe is not physical (README), so there the foot's
         # total tangential force is continuous: at heel-off the toe takes over what the foot carried
@@ -416,6 +427,27 @@ def test_periodicity(solved):
                 before = [ci for ci in idx if s.robot.contacts[ci].name in s.active[i]]
                 assert rows["f"][j, held, 0].sum() == pytest.approx(rows["f"][i, before, 0].sum(), abs=1e-5), \
                     f"tangential force of {foot} at {where}"
+
+
+@pytest.mark.parametrize("transcription", ["trapezoidal", "hermite_simpson"])
+def test_junction_without_contact_event(transcription):
+    """A phase split in two with the same contacts: τ and the contact forces stay continuous
+    across the split (only a touchdown or lift-off lets them jump), and the solution passes the
+    periodicity checks."""
+    data = yaml.safe_load((ROOT / "problems" / "biped7_static_walk.yaml").read_text())
+    single, double = data["gait"]["phases"]
+    first = dict(single, name="single_early", knots=5, duration={"min": 0.1, "max": 0.4, "guess": 0.2})
+    second = dict(single, name="single_late", knots=5, duration={"min": 0.1, "max": 0.4, "guess": 0.2})
+    data["gait"]["phases"] = [first, second, dict(double, knots=3)]
+    data["transcription"] = transcription
+    problem = quiet(problem_from_dict(data, source="split static walk", base_dir=ROOT / "problems"))
+    s = solve_and_measure("split static walk", problem)
+    assert s.result.success, s.result.message
+    calm = [(i, j) for i, j in junctions(s) if s.active[i] == s.active[j]]
+    assert len(calm) == 2, "single_early -> single_late and its mirror"
+    check_periodicity(s)
+    for i, j in calm:
+        assert np.abs(s.rows["f"][i]).max() > 1.0  # the stance foot carries the robot there
 
 
 def test_half_cycle_mirror(solved):
@@ -779,17 +811,38 @@ def test_fine_solves(which, request):
     assert r.max_violation <= VIOLATION_TOL
 
 
-@pytest.mark.xfail(strict=False, reason="open defect (issue 3): on the heel-toe walk at knots x2 "
-    "Hermite-Simpson costs 19.73 J/m, trapezoidal 23.43 (+19 %); static walk 12.22 vs 12.97 at x2, "
-    "11.67 vs 12.23 at x4: both converge at about first order, from different sides of the gap")
-def test_trapezoidal_vs_hermite_simpson(request):
-    """Both transcriptions converge to the same gait: costs within TRAP_HS_RTOL on fine grids."""
-    fine_trap, fine_hs = fine(request, "fine_trap"), fine(request, "fine_hs")
-    ct, ch = fine_trap.result.cost, fine_hs.result.cost
-    diff = (ct - ch) / ch
-    print(f"\nheel-toe walk, knots x{FINE_SCALE:g}: trapezoidal {ct:.6g}, hermite_simpson {ch:.6g}, "
-          f"difference {100 * diff:+.3f} %")
+@pytest.fixture(scope="module")
+def static_pair() -> tuple:
+    """The static walk at knots × STATIC_FINE_SCALE: trapezoidal from the default guess, then
+    Hermite–Simpson from that optimum (the walk has more than one local optimum; the comparison
+    is between two transcriptions of one)."""
+    problem = quiet(go.load_problem(STATIC).scaled_knots(STATIC_FINE_SCALE))
+    trap = go.solve(problem)
+    hs = go.solve(problem.replace(transcription="hermite_simpson"), warm_start=trap if trap.success else None)
+    return trap, hs
+
+
+def _compare_costs(name, trap, hs):
+    assert trap.success and hs.success, (trap.status, hs.status)
+    diff = (trap.cost - hs.cost) / hs.cost
+    print(f"\n{name}: trapezoidal {trap.cost:.6g}, hermite_simpson {hs.cost:.6g}, difference {100 * diff:+.3f} %")
     assert abs(diff) <= TRAP_HS_RTOL
+
+
+def test_trapezoidal_vs_hermite_simpson(static_pair):
+    """Both transcriptions converge to the same gait: costs within TRAP_HS_RTOL on a fine grid
+    (static walk, knots × 4; measured 0.53 %, and 1.9 % at × 2)."""
+    _compare_costs(f"static walk, knots x{STATIC_FINE_SCALE:g}", *static_pair)
+
+
+@pytest.mark.xfail(strict=False, reason="open defect (issue 3): on the heel-toe walk at knots x2 "
+    "Hermite-Simpson costs 16.93 J/m, trapezoidal 19.14 (+13 %); both converge at about first order "
+    "there (state constraints active at single knots: the heel just after heel-off, the swing foot "
+    "before touchdown, multipliers 1e3-1e4), and the trapezoidal optimum does not move to the HS one")
+def test_trapezoidal_vs_hermite_simpson_heel_toe(request):
+    """The same comparison on the heel-toe walk at knots × FINE_SCALE."""
+    fine_trap, fine_hs = fine(request, "fine_trap"), fine(request, "fine_hs")
+    _compare_costs(f"heel-toe walk, knots x{FINE_SCALE:g}", fine_trap.result, fine_hs.result)
 
 
 def _check_sample_at_knots(s: Solved):
@@ -850,10 +903,7 @@ def test_sample_continuous(which, request):
     assert worst["q"] <= 1e-7 and worst["v"] <= 1e-7, worst
 
 
-@pytest.mark.parametrize("which", ["fine_trap", pytest.param("fine_hs", marks=pytest.mark.xfail(strict=True,
-    reason="open defect (issue 3), Hermite-Simpson only: knot accelerations differ from the velocities' "
-    "central difference by up to 744 rad/s^2 (left ankle, toe roll, |dv/dt| <= 889); its free P2 mode "
-    "is pinned now, the quadratic a per interval still swings; trapezoidal passes exactly"))])
+@pytest.mark.parametrize("which", ["fine_trap", "fine_hs"])
 def test_accelerations_match_velocities(which, request):
     """The exported accelerations are the derivative of the exported velocities: inside each
     phase a_k agrees with the central difference (v_k+1 − v_k−1) / 2h to ACC_RTOL of the
