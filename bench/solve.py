@@ -1,23 +1,34 @@
 """Solve every shipped problem at 1×, 2× and 4× its knots; print a markdown table.
 
     python bench/solve.py [--factors 1 2 4] [--problems problems/a.yaml ...] [--json out.json]
+                          [--codegen [--cache DIR]]
 
 Columns: NLP variables, iterations, status, cost (the convergence record), setup (transcription + IPOPT set-up), solve wall time,
 time in function/derivative evaluations vs inside IPOPT, time per iteration, and the
 per-iteration time relative to 1× (linear growth in knots means ≈ the knot factor).
 Cold starts from the automatic guess; wall-clock numbers, never asserted by tests.
+
+--codegen solves with `solver.codegen: true` (gaitopt.codegen): each robot's inverse dynamics
+and contact kinematics are compiled first (the `compile s` column: 0 when the cache already
+holds them; --cache DIR sets $GAITOPT_CACHE), so the setup column is the cached case.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import gaitopt as go  # noqa: E402
+from gaitopt.codegen import compiled  # noqa: E402
+from gaitopt.dynamics import SymbolicDynamics  # noqa: E402
+from gaitopt.gait import robot_of  # noqa: E402
 
 
 def main() -> None:
@@ -25,28 +36,42 @@ def main() -> None:
     ap.add_argument("--factors", type=float, nargs="+", default=[1, 2, 4])
     ap.add_argument("--problems", nargs="*", default=None)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--codegen", action="store_true", help="compiled rigid-body functions (solver.codegen)")
+    ap.add_argument("--cache", default=None, help="code generation cache directory ($GAITOPT_CACHE)")
     args = ap.parse_args()
+    if args.cache:
+        os.environ["GAITOPT_CACHE"] = args.cache
     files = [Path(p) for p in args.problems] if args.problems else sorted((ROOT / "problems").glob("*.yaml"))
     rows = []
-    print("| problem | knots× | variables | constraints | iterations | status | cost | setup s | solve s | in evaluations s | in IPOPT s | ms / iteration | per-iteration ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| problem | knots× | compile s | variables | constraints | iterations | status | cost | setup s | solve s | in evaluations s | in IPOPT s | ms / iteration | per-iteration ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for f in files:
         base = None
         problem = go.load_problem(f)
+        compile_s = 0.0
+        if args.codegen:
+            problem = problem.replace(solver=dataclasses.replace(problem.solver, codegen=True))
+            t0 = time.perf_counter()
+            dyn = SymbolicDynamics.of_robot(robot_of(problem), compiler=compiled)
+            dyn.inverse_dynamics, dyn.contact_kinematics  # compiled now, or found in the cache
+            compile_s = time.perf_counter() - t0
         for factor in args.factors:
             p = problem.scaled_knots(factor)
             r = go.solve(p, print_level=0)
             s = r.stats
             per_it = s["solve_time_s"] / max(s["iterations"], 1)
             base = base or per_it
-            row = {"problem": f.name, "factor": factor, "variables": s["n_variables"],
+            row = {"problem": f.name, "factor": factor, "codegen": args.codegen, "compile_s": compile_s,
+                   "variables": s["n_variables"],
                    "constraints": s["n_constraints"], "iterations": s["iterations"], "status": r.status,
                    "setup_s": s["build_time_s"] + s["setup_time_s"], "solve_s": s["solve_time_s"],
                    "eval_s": s["function_eval_time_s"], "ipopt_s": s["solver_time_s"],
                    "ms_per_iteration": 1e3 * per_it, "per_iteration_ratio": per_it / base,
                    "cost": r.cost, "max_violation": r.max_violation}
             rows.append(row)
-            print(f"| {f.stem} | {factor:g} | {row['variables']} | {row['constraints']} | {row['iterations']} | "
+            compile_s = 0.0
+            compiled_col = f"{compile_s:.1f}" if args.codegen else "–"
+            print(f"| {f.stem} | {factor:g} | {compiled_col} | {row['variables']} | {row['constraints']} | {row['iterations']} | "
                   f"{r.status} | {r.cost:.5g} | {row['setup_s']:.2f} | {row['solve_s']:.2f} | {row['eval_s']:.2f} | "
                   f"{row['ipopt_s']:.2f} | {row['ms_per_iteration']:.1f} | {row['per_iteration_ratio']:.2f} |",
                   flush=True)

@@ -86,6 +86,7 @@ class SolverOptions:
     constr_viol_tol: float = 1e-8
     print_level: int = 5
     scale_variables: bool = True
+    codegen: bool = False       # rigid-body functions as compiled C, cached (gaitopt.codegen)
     options: dict = field(default_factory=dict)
 
 
@@ -299,6 +300,7 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
         constr_viol_tol=s.number("constr_viol_tol", sd.constr_viol_tol, positive=True),
         print_level=s.integer("print_level", sd.print_level, low=0),
         scale_variables=s.boolean("scale_variables", sd.scale_variables),
+        codegen=s.boolean("codegen", sd.codegen),
         options=dict(opts),
     )
     s.done()

@@ -21,6 +21,7 @@ import casadi as ca
 import numpy as np
 
 from .collocation import METHODS
+from .codegen import compiled
 from .dynamics import GRAVITY, SymbolicDynamics
 from .errors import InputError
 from .schedule import Schedule, active_points
@@ -209,7 +210,9 @@ def _terrain(slope: float):
 
 def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Transcription:
     """Build the NLP of `problem` on `robot` (a gaitopt.robot.Robot)."""
-    dyn = dynamics or SymbolicDynamics.of_robot(robot)
+    if dynamics is None:
+        dynamics = SymbolicDynamics.of_robot(robot, compiler=compiled if problem.solver.codegen else None)
+    dyn = dynamics
     sched = Schedule(robot, problem)
     method = METHODS[problem.transcription]
     cons = problem.constraints

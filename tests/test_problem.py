@@ -117,6 +117,7 @@ def test_wrong_type_in_phase(tmp_path, key, value, where, what):
     ("solver", {"max_iter": 10.5}, "solver.max_iter"),
     ("solver", {"options": ["mu_init", 0.1]}, "solver.options"),
     ("solver", {"scale_variables": "yes"}, "solver.scale_variables"),
+    ("solver", {"codegen": "fast"}, "solver.codegen"),
     ("constraints", {"base_height": "low"}, "constraints.base_height"),
     ("constraints", {"base_height": {"min": 0.3}}, "constraints.base_height.max"),
     ("constraints", {"footholds": {"left": 0.1}}, "constraints.footholds"),
