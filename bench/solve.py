@@ -69,8 +69,8 @@ def main() -> None:
                    "ms_per_iteration": 1e3 * per_it, "per_iteration_ratio": per_it / base,
                    "cost": r.cost, "max_violation": r.max_violation}
             rows.append(row)
-            compile_s = 0.0
             compiled_col = f"{compile_s:.1f}" if args.codegen else "–"
+            compile_s = 0.0  # paid once per robot
             print(f"| {f.stem} | {factor:g} | {compiled_col} | {row['variables']} | {row['constraints']} | {row['iterations']} | "
                   f"{r.status} | {r.cost:.5g} | {row['setup_s']:.2f} | {row['solve_s']:.2f} | {row['eval_s']:.2f} | "
                   f"{row['ipopt_s']:.2f} | {row['ms_per_iteration']:.1f} | {row['per_iteration_ratio']:.2f} |",

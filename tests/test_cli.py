@@ -195,6 +195,15 @@ def test_unknown_robot_names_the_problem_file():
     assert line.startswith(f"gaitopt: {STATIC}: robot: "), line
 
 
+def test_codegen_without_compiler_exits_2(tmp_path, monkeypatch):
+    """solver.codegen with no C compiler: one line naming the problem file and solver.codegen."""
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
+    monkeypatch.setenv("GAITOPT_CACHE", str(tmp_path / "cache"))
+    line = assert_bad_input(gaitopt("solve", STATIC, "-o", tmp_path / "out", "--set", "solver.codegen=true"),
+                            "solver.codegen", "compiler")
+    assert line.startswith(f"gaitopt: {STATIC}: solver.codegen: "), line
+
+
 def test_usage_errors_exit_2():
     for args in (["solve", str(STATIC)], ["frobnicate"], [], ["solve", str(STATIC), "-o", "x", "--print-level", "lots"]):
         proc = gaitopt(*args)
