@@ -99,8 +99,13 @@ def compiled(fn: ca.Function, cache: Path | None = None) -> ca.Function:
         if cc is None:
             raise InputError("code generation needs a C compiler ($CC or gcc on PATH; none found)",
                              field="solver.codegen", allowed=[False, True])
-        cache.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=cache) as tmp:
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+            workdir = tempfile.TemporaryDirectory(dir=cache)
+        except OSError as err:
+            raise InputError(f"cannot write the code generation cache {cache} ({err.strerror or err}); "
+                             "set GAITOPT_CACHE to a writable directory", field="solver.codegen") from None
+        with workdir as tmp:
             objects = []
             for label, fns, opt in _units(core):
                 src = f"{name}_{key}_{label}.c"

@@ -148,3 +148,13 @@ def test_no_compiler_is_an_input_error(tmp_path, monkeypatch):
     with pytest.raises(InputError) as err:
         dyn.inverse_dynamics
     assert "solver.codegen" in str(err.value) and "compiler" in str(err.value)
+
+
+@needs_compiler
+def test_unwritable_cache_is_an_input_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    dyn = SymbolicDynamics.of_robot(load_robot("biped7"), compiler=partial(compiled, cache=blocker / "cache"))
+    with pytest.raises(InputError) as err:
+        dyn.inverse_dynamics
+    assert "solver.codegen" in str(err.value) and "GAITOPT_CACHE" in str(err.value)
