@@ -637,20 +637,19 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         # intervals on both sides of the junction carry the same force). On a sagittal flat
         # foot the split of the tangential force between its points is arbitrary
         # (internal_rows), so there the foot's total tangential force is continuous instead.
-        if event:
-            continue
-        old_feet = feet_of(prev_active)
-        for foot, idx in feet_of(cur.active).items():
-            held = [i for i in idx if cur.active[i] in prev_active]
-            if not held:
-                continue
-            for i in held:
-                j = prev_active.index(cur.active[i])
-                axes = range(1, dim) if sagittal else range(dim)
-                B.con(term, name, ca.vertcat(*[cur.f.sym[dim * i + a, 0] - f_end[dim * j + a] for a in axes]))
-            if sagittal:
-                B.con(term, name, sum(cur.f.sym[dim * i, 0] for i in held)
-                      - sum(f_end[dim * j] for j in old_feet.get(foot, [])))
+        if not event:
+            old_feet = feet_of(prev_active)
+            for foot, idx in feet_of(cur.active).items():
+                held = [i for i in idx if cur.active[i] in prev_active]
+                if not held:
+                    continue
+                for i in held:
+                    j = prev_active.index(cur.active[i])
+                    axes = range(1, dim) if sagittal else range(dim)
+                    B.con(term, name, ca.vertcat(*[cur.f.sym[dim * i + a, 0] - f_end[dim * j + a] for a in axes]))
+                if sagittal:
+                    B.con(term, name, sum(cur.f.sym[dim * i, 0] for i in held)
+                          - sum(f_end[dim * j] for j in old_feet.get(foot, [])))
 
     # ---- speed
     if problem.speed is not None:
