@@ -856,9 +856,9 @@ def test_trapezoidal_vs_hermite_simpson(static_pair):
 
 
 @pytest.mark.xfail(strict=False, reason="open defect (issue 3): on the heel-toe walk at knots x2 "
-    "Hermite-Simpson costs 16.93 J/m, trapezoidal 19.14 (+13 %); both converge at about first order "
-    "there (state constraints active at single knots: the heel just after heel-off, the swing foot "
-    "before touchdown, multipliers 1e3-1e4), and the trapezoidal optimum does not move to the HS one")
+    "Hermite-Simpson costs 16.93 J/m, trapezoidal 19.14 (+13 %); the two settle in different optima "
+    "(HS 16.85 at x8, trapezoidal 17.94 at x16 with a shorter flat phase), and the trapezoidal "
+    "optimum does not move to the HS one (README, 'What the optima look like')")
 def test_trapezoidal_vs_hermite_simpson_heel_toe(request):
     """The same comparison on the heel-toe walk at knots × FINE_SCALE."""
     fine_trap, fine_hs = fine(request, "fine_trap"), fine(request, "fine_hs")
