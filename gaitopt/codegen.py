@@ -48,12 +48,17 @@ def find_compiler() -> str | None:
     return shutil.which("gcc") or shutil.which("cc")
 
 
+def _stacked_inputs(fn: ca.Function) -> tuple:
+    """(symbols shaped like fn's inputs, the same stacked into one column z)."""
+    ins = [ca.SX.sym(fn.name_in(i), fn.size_in(i)) for i in range(fn.n_in())]
+    return ins, ca.vertcat(*[ca.vec(x) for x in ins])
+
+
 def _flat(fn: ca.Function) -> ca.Function:
     """fn with its inputs stacked into one vector z and its outputs into one vector w
     (`<name>_flat`): CasADi reads an external's Jacobian sparsity from output 0 of its `jac_`
     function, which then is the whole ∂w/∂z."""
-    ins = [ca.SX.sym(fn.name_in(i), fn.size_in(i)) for i in range(fn.n_in())]
-    z = ca.vertcat(*[ca.vec(x) for x in ins])
+    ins, z = _stacked_inputs(fn)
     outs = fn.call(ins)
     w = ca.vertcat(*[ca.vec(ca.densify(o)) for o in outs])
     zs = ca.SX.sym("z", z.numel())
@@ -121,8 +126,8 @@ def compiled(fn: ca.Function, cache: Path | None = None) -> ca.Function:
             os.replace(out, lib)
     ext = ca.external(name, str(lib), {"never_inline": True})
     # fn's signature around the call: split w back into fn's (dense) outputs
-    ins = [ca.SX.sym(fn.name_in(i), fn.size_in(i)) for i in range(fn.n_in())]
-    w = ext(ca.vertcat(*[ca.vec(x) for x in ins]))
+    ins, z = _stacked_inputs(fn)
+    w = ext(z)
     outs, at = [], 0
     for i in range(fn.n_out()):
         r, c = fn.size_out(i)
