@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import gaitopt as go  # noqa: E402
+from gaitopt.problem import shipped_problems  # noqa: E402
 from gaitopt.codegen import compiled  # noqa: E402
 from gaitopt.dynamics import SymbolicDynamics  # noqa: E402
 from gaitopt.gait import robot_of  # noqa: E402
@@ -49,9 +50,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.cache:
         os.environ["GAITOPT_CACHE"] = args.cache
-    # by default every shipped problem (names starting with "_" are scratch files); named files as given
-    files = ([Path(p) for p in args.problems] if args.problems else
-             sorted(p for p in (ROOT / "problems").glob("*.yaml") if not p.name.startswith("_")))
+    files = [Path(p) for p in args.problems] if args.problems else shipped_problems()
     rows = []
     print("| problem | knots× | compile s | variables | constraints | iterations | status | cost | setup s | solve s | in evaluations s | in IPOPT s | ms / iteration | per-iteration ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")

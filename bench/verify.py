@@ -13,8 +13,7 @@ import numpy as np
 
 import gaitopt as go
 from gaitopt import verify
-
-ROOT = Path(__file__).resolve().parent.parent
+from gaitopt.problem import shipped_problems
 
 
 def main() -> None:
@@ -23,9 +22,7 @@ def main() -> None:
     ap.add_argument("--cycles", type=int, default=2)
     ap.add_argument("--problems", nargs="*", default=None, help="problem files (default: every shipped one)")
     args = ap.parse_args()
-    # by default every shipped problem (names starting with "_" are scratch files); named files as given
-    files = ([Path(p) for p in args.problems] if args.problems else
-             sorted(p for p in (ROOT / "problems").glob("*.yaml") if not p.name.startswith("_")))
+    files = [Path(p) for p in args.problems] if args.problems else shipped_problems()
     print("| problem | knots | distance sim / plan [m] | fell | largest slip [mm] | "
           "τ RMS diff [N·m] (plan RMS) | verified |")
     print("|---|---|---|---|---|---|---|")

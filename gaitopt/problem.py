@@ -360,6 +360,15 @@ def _set_path(data: dict, dotted: str, value: Any, source: str) -> None:
         node[last] = value
 
 
+REPO_PROBLEMS = Path(__file__).resolve().parent.parent / "problems"
+
+
+def shipped_problems() -> list:
+    """The repository's problem files (problems/*.yaml, sorted), without scratch files of work in
+    progress (names starting with "_")."""
+    return sorted(p for p in REPO_PROBLEMS.glob("*.yaml") if not p.name.startswith("_"))
+
+
 def load_problem(path: str | Path, overrides: list[str] | dict | None = None) -> Problem:
     """Read a problem file. overrides: ["key.path=value", ...] (values parsed as YAML) or a dict
     {"key.path": value}; list elements are addressed by index (gait.phases.0.knots=10)."""

@@ -21,11 +21,10 @@ import yaml
 
 import gaitopt as go
 from gaitopt.export import read_trajectory_csv, write_trajectory_csv
-from gaitopt.problem import problem_from_dict
+from gaitopt.problem import problem_from_dict, shipped_problems
 
 ROOT = Path(__file__).resolve().parent.parent
-# every problem file (names starting with "_" are scratch files of work in progress)
-PROBLEM_FILES = sorted(p for p in (ROOT / "problems").glob("*.yaml") if not p.name.startswith("_"))
+PROBLEM_FILES = shipped_problems()
 HEEL_TOE = ROOT / "problems" / "biped7_heel_toe_walk.yaml"
 SLOPE = ROOT / "problems" / "biped7_slope_walk.yaml"
 STATIC = ROOT / "problems" / "biped7_static_walk.yaml"

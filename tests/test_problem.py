@@ -9,11 +9,10 @@ import yaml
 
 import gaitopt as go
 from gaitopt.errors import InputError
-from gaitopt.problem import COST_TERMS, FOOT_MODES, TRANSCRIPTIONS, load_problem
+from gaitopt.problem import COST_TERMS, FOOT_MODES, TRANSCRIPTIONS, load_problem, shipped_problems
 
 ROOT = Path(__file__).resolve().parent.parent
-# every problem file (names starting with "_" are scratch files of work in progress)
-PROBLEM_FILES = sorted(p for p in (ROOT / "problems").glob("*.yaml") if not p.name.startswith("_"))
+PROBLEM_FILES = shipped_problems()
 STATIC = ROOT / "problems" / "biped7_static_walk.yaml"
 
 

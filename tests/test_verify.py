@@ -19,9 +19,10 @@ import gaitopt as go                                     # noqa: E402
 from gaitopt import verify                               # noqa: E402
 from gaitopt.cli import main                             # noqa: E402
 from gaitopt.export import save                          # noqa: E402
+from gaitopt.problem import shipped_problems             # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-PROBLEM_FILES = sorted(p for p in (ROOT / "problems").glob("*.yaml") if not p.name.startswith("_"))
+PROBLEM_FILES = shipped_problems()
 TEST_SCALE = 0.5
 REPLAY_CYCLES = 2
 DISTANCE_RTOL = 0.10
