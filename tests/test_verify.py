@@ -23,20 +23,20 @@ from gaitopt.problem import shipped_problems             # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEM_FILES = shipped_problems()
-TEST_SCALE = 0.5
+TEST_SCALE = 1.0          # the shipped problems at their own knots (what `gaitopt solve` gives)
 REPLAY_CYCLES = 2
 DISTANCE_RTOL = 0.10
 
-# Measured (knots × 0.5, 2 cycles). With the reflected rotor inertias G²·J_rotor in the model
+# Measured (knots × 1, 2 cycles). With the reflected rotor inertias G²·J_rotor in the model
 # (robot.yaml `reflected_inertia`, default on; MuJoCo joint armature set to the same) and joint
 # PD at 30 Hz, every shipped problem verifies. Without rotor inertia (stop 8) the four biped
 # walks except the static one fell within two cycles: a stance ankle with PD gains on its own
 # share of the joint-space inertia is nearly torque-controlled (biped7: 8.8 N·m/rad at 20 Hz
 # against m g l ≈ 50 N·m/rad), and the rotors' inertia is what steadies it in the simulator.
-# The slope walk verified only once its plan stopped ringing (trapezoidal with one a and f per
-# interval; before, it slipped 40–60 mm or fell at every PD frequency tried).
-# Largest slips at × 0.5 (tolerance 20 mm): slope walk 18.7 mm, titan8_crawl 6.7 mm, others ≤ 6.2 mm
-# (python bench/verify.py; README).
+# The slope walk is the marginal one: it slips 19.5 mm at × 1 (tolerance 20 mm) and falls at
+# × 0.5, where its trapezoidal plan leaves the stance feet 5.5 mm below the ground (foothold
+# drift, README); before the lift-off clearance rule it was the other way round (× 0.5 slipped
+# 1.7 mm, × 1 60 mm). Others ≤ 6 mm (python bench/verify.py; README).
 
 
 def quiet(problem):
