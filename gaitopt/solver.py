@@ -60,9 +60,22 @@ def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
         "linear_solver": linear_solver,
         "print_level": print_level,
         "sb": "yes",
-        # AMD ordering: much faster factorisations on these banded, periodically coupled KKTs
-        "mumps_pivot_order": 0 if linear_solver == "mumps" else None,
         "mu_strategy": "adaptive",
+        # MUMPS pivot threshold 1e-3 instead of IPOPT's 1e-6: with tiny pivots accepted the KKT
+        # solves were inaccurate enough that IPOPT's path depended on rounding (the same problem
+        # took 91 or 39 iterations at 4× knots with the AMD or METIS ordering, the slope walk 79
+        # or 1000); at 1e-3 both orderings take the same path, and fewer iterations
+        # (bench/solve.py, README "Speed"): heel-toe walk 74 → 51 at 1× knots, 91 → 39 at 4×.
+        "mumps_pivtol": 1e-3 if linear_solver == "mumps" else None,
+        # METIS ordering: its factor grows linearly with the knots on the 3-D robots, where AMD's
+        # grew faster (solo12 trot at 4× knots: 16 MB and 80 ms per factorisation vs 24 MB and
+        # 130 ms); on the sagittal bipeds the two are within the timing noise.
+        "mumps_pivot_order": 5 if linear_solver == "mumps" else None,
+        # MUMPS work space: IPOPT's default reserves 11× the analysis estimate at every
+        # factorisation, so the kernel maps and zeroes fresh pages each time (heel-toe walk at
+        # 4× knots: 0.82 s of system time, 0.05 s with 2×). IPOPT doubles it and refactorises
+        # if MUMPS ever runs short, so a smaller start is safe.
+        "mumps_mem_percent": 100 if linear_solver == "mumps" else None,
     }
     ipopt = {k: v for k, v in ipopt.items() if v is not None}
     ipopt.update(options)

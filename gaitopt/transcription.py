@@ -433,6 +433,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
     # ---- contact events at the start of each phase
     impact_at = [bool(sched.touchdowns(p)) and cons.touchdown == "impact" for p in range(len(phases))]
     held_over = [sched.held_over(p) for p in range(len(phases))]
+    any_event = any(sched.contact_event(p) for p in range(len(phases)))
 
     # ---- posture: base height, footholds relative to the base at touchdown
     if cons.base_height is not None and "base_z" not in robot.base_coordinates:
@@ -490,8 +491,12 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
             # every knot a by c and every midpoint a by −c/2 (the Legendre P₂ part of each
             # interval's quadratic a, which integrates to nothing in v and q) changes no defect,
             # and contact forces balance it in the equations of motion. One row per phase fixes
-            # that free vector: a is linear over the phase's first interval.
-            B.con("collocation", ps.name, pv.mid["a"].sym[:, 0] - 0.5 * (pv.a.sym[:, 0] + pv.a.sym[:, 1]))
+            # that free vector: a is linear over the phase's first interval. A junction without
+            # a contact event keeps q, v and the forces continuous, so the phases on both sides
+            # share one such vector; a second row there made the constraints dependent (a zero
+            # singular value; IPOPT stopped on a singular KKT system with METIS ordering).
+            if sched.contact_event(p) or (p == 0 and not any_event):
+                B.con("collocation", ps.name, pv.mid["a"].sym[:, 0] - 0.5 * (pv.a.sym[:, 0] + pv.a.sym[:, 1]))
         anchored = sched.anchored(p)
         # Points that stay in contact across a junction with continuous velocity were at rest
         # at the previous phase's last knot, which equals this phase's first: repeating those

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import casadi as ca
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -21,6 +22,7 @@ import yaml
 
 import gaitopt as go
 from gaitopt.export import read_trajectory_csv, write_trajectory_csv
+from gaitopt.transcription import transcribe
 from gaitopt.problem import problem_from_dict, shipped_problems
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -448,6 +450,14 @@ def test_junction_without_contact_event(transcription):
     check_periodicity(s)
     for i, j in calm:
         assert np.abs(s.rows["f"][i]).max() > 1.0  # the stance foot carries the robot there
+    # No dependent equality constraints at the optimum (LICQ): a calm junction once left two
+    # Hermite–Simpson rows fixing the same free acceleration mode (smallest singular value
+    # 5e-12), and the optimum then depended on MUMPS's pivot order (10.87 to 11.52 J/m).
+    tr = transcribe(problem, s.robot)
+    jac = ca.Function("constraint_jacobian", [tr.nlp["x"]], [ca.jacobian(tr.nlp["g"], tr.nlp["x"])])
+    rows = np.array(jac(s.result.x).full())[tr.lbg == tr.ubg]
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    assert np.linalg.svd(rows, compute_uv=False)[-1] > 1e-7
 
 
 def test_half_cycle_mirror(solved):
