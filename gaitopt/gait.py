@@ -7,11 +7,12 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
+from .errors import InputError
 from .guess import automatic_guess, warm_start as warm_guess
 from .problem import Problem, load_problem
 from .result import Result, build_trajectory, evaluate_violations
 from .robot import Robot, load_robot
-from .solver import solve_nlp
+from .solver import check_ipopt_options, solve_nlp
 from .transcription import transcribe
 
 
@@ -49,6 +50,11 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
         # bounds, else IPOPT's first steps leave the warm start (measured: the ε-optimal gait
         # warm-started from the Joule gait ends 12 % worse with IPOPT's defaults).
         opts.update({"mu_init": 1e-5, "bound_push": 1e-6, "bound_frac": 1e-6})
+    bad = check_ipopt_options(s.options)
+    if bad:
+        name, reason = bad[0]
+        raise InputError(f"{reason} (IPOPT's option documentation lists names, types and ranges)",
+                         file=problem.source, field=f"solver.options.{name}")
     opts.update(s.options)
     sol = solve_nlp(tr.nlp, x0, tr.lbx, tr.ubx, tr.lbg, tr.ubg, opts,
                     print_level=s.print_level if print_level is None else print_level,

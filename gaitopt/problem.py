@@ -159,6 +159,14 @@ PROBLEM_KEYS = ("name", "description", "robot", "gait", "speed", "stride", "terr
                 "cost", "transcription", "solver", "design")
 
 
+def _as_number(text: str):
+    """float(text) when text is a number (as YAML 1.0 or JSON would read it), else text."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
 def _bounded(f: Fields, key: str, *, positive: bool = True) -> Bounded | None:
     value = f.raw(key, None)
     if value is None:
@@ -292,6 +300,10 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
     opts = s.raw("options", {})
     if not isinstance(opts, dict) or not all(isinstance(v, (int, float, str, bool)) for v in opts.values()):
         raise s.error("options", "expected a mapping of IPOPT option names to numbers or strings")
+    # YAML 1.1 reads 1e-3 (no dot) as a string and yes/no as booleans; IPOPT has no string
+    # option that looks like a number and no boolean options (its switches are "yes"/"no")
+    opts = {k: ("yes" if v else "no") if isinstance(v, bool) else _as_number(v) if isinstance(v, str) else v
+            for k, v in opts.items()}
     solver = SolverOptions(
         name=s.string("name", sd.name, allowed=["ipopt"]),
         linear_solver=s.string("linear_solver", sd.linear_solver, allowed=LINEAR_SOLVERS),

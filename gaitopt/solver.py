@@ -5,6 +5,7 @@ converge is a status, not an exception.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass
@@ -39,6 +40,46 @@ def _status_message(status: str) -> str:
         "Search_Direction_Becomes_Too_Small": "search direction too small",
         "Invalid_Number_Detected": "NaN or Inf in a function evaluation",
     }.get(status, status)
+
+
+@contextlib.contextmanager
+def _quiet_stdout():
+    """Silence C-level stdout (IPOPT prints an option's documentation when it rejects a value)."""
+    try:
+        fd = os.dup(1)
+    except OSError:  # no file descriptor 1 (some embedded interpreters): nothing to silence
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            yield
+    finally:
+        os.dup2(fd, 1)
+        os.close(fd)
+
+
+def check_ipopt_options(options: dict) -> list:
+    """[(name, reason)] for each option IPOPT rejects (unknown name, wrong type or value), found
+    by setting it alone on a one-variable NLP, so that a problem file's bad option is reported
+    by name instead of as CasADi's 'type mismatch' when the gait NLP is built."""
+    x = ca.SX.sym("x")
+    bad = []
+    for name, value in options.items():
+        opts = {"ipopt": {name: value, "print_level": 0, "sb": "yes"}, "print_time": False}
+        try:
+            with _quiet_stdout():
+                ca.nlpsol("option_check", "ipopt", {"x": x, "f": x * x}, opts)
+        except RuntimeError as err:
+            text = str(err)
+            if "No such IPOPT option" in text:
+                reason = "no such IPOPT option"
+            elif "type mismatch" in text:
+                reason = f"IPOPT wants another type than {type(value).__name__} ({value!r})"
+            else:
+                reason = f"IPOPT rejects the value {value!r}"
+            bad.append((name, reason))
+    return bad
 
 
 def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,

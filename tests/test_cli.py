@@ -185,6 +185,13 @@ def test_bad_input_exits_2(tmp_path):
     # a mode the robot's feet do not have (found when the robot is known)
     assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "gait.phases.0.contacts.left=stance"),
                      "gait.phases[0].contacts.left")
+    # IPOPT options that IPOPT rejects: named, not CasADi's "type mismatch" traceback
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "solver.options.no_such_option=1"),
+                     str(STATIC), "solver.options.no_such_option", "no such IPOPT option")
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "solver.options.mumps_pivtol=5"),
+                     "solver.options.mumps_pivtol", "rejects the value 5")
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "solver.options.max_iter=many"),
+                     "solver.options.max_iter", "type")
     assert not out.exists()
 
 

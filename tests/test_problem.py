@@ -246,6 +246,14 @@ def test_overrides(tmp_path):
     assert load_problem(STATIC) == load_problem(STATIC, [])  # overrides do not leak
 
 
+def test_ipopt_option_values_as_meant():
+    """YAML 1.1 reads 1e-3 as a string and yes as a boolean; IPOPT wants 0.001 and "yes"."""
+    p = load_problem(STATIC, ["solver.options.mumps_pivtol=1e-3", "solver.options.print_timing_statistics=yes",
+                              "solver.options.mu_strategy=monotone", "solver.options.max_iter=5"])
+    assert p.solver.options == {"mumps_pivtol": 0.001, "print_timing_statistics": "yes",
+                                "mu_strategy": "monotone", "max_iter": 5}
+
+
 @pytest.mark.parametrize("item, key", [
     ("speed", "--set"),                       # no '='
     ("gait.phases.7.knots=3", "gait.phases.7.knots"),
