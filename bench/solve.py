@@ -20,8 +20,9 @@ holds them; --cache DIR sets $GAITOPT_CACHE), so the setup column is the cached 
 
 --starts N solves each case N times, the first with IPOPT's defaults and the others with its
 initial-point push from the bounds (`bound_push`, the problem's or 0.01) changed by ±1 %, ±2 %, …: the
-iteration count on the biped walks is sensitive to such changes (measured: slope walk at 1×,
-52 to 208 iterations over five starts), so one run is a sample, not a figure. The iterations
+iteration count on the biped walks is sensitive to such changes (measured at 1×: heel–toe walk
+42 to 51 iterations over five starts, slope walk 30 to 35; 40–95 and 56–74 before the MUMPS pivot
+threshold of gaitopt.solver), so one run is a sample, not a figure. The iterations
 column then reads "median (min–max)"; the other columns are the first run's.
 """
 from __future__ import annotations
