@@ -126,13 +126,29 @@ def torque_squared(ctx: CostContext):
 
 
 def torque_rate_squared(ctx: CostContext):
-    """TorqueRateSquared: (1/T) Σ_k |τ_k+1 − τ_k|² / h  [N²·m²/s], a smoothing regulariser."""
+    """TorqueRateSquared: (1/T) ∫ |dτ/dt|² dt  [N²·m²/s], a smoothing regulariser, integrated
+    exactly on the transcription's torque interpolant inside each phase (jumps at contact
+    events are not counted).
+
+    Trapezoidal (τ linear): Σ_k |τ_k+1 − τ_k|² / h. Hermite–Simpson (τ quadratic through τ_k,
+    τ_m, τ_k+1, so dτ/ds = A + B s on s ∈ [0, 1] with A = −3τ_k + 4τ_m − τ_k+1 and
+    B = 4(τ_k − 2τ_m + τ_k+1)): Σ_k (|A|² + A·B + |B|²/3) / h. Counting the knots only there
+    left the midpoint torques free: titan8's crawl then oscillated within each interval, and
+    its abs power, collocated at knots and midpoints, read 0.34 W where the interpolant's own
+    power averaged 1.06 W (measured)."""
     total = 0
     for pv in ctx.phases:
         K = pv.tau.sym.shape[1] - 1
         h = pv.duration / K
         for k in range(K):
-            total += ca.sumsqr(pv.tau.sym[:, k + 1] - pv.tau.sym[:, k]) / h
+            t0, t1 = pv.tau.sym[:, k], pv.tau.sym[:, k + 1]
+            if ctx.method.has_midpoints:
+                tm = pv.mid["tau"].sym[:, k]
+                A = -3.0 * t0 + 4.0 * tm - t1
+                B = 4.0 * (t0 - 2.0 * tm + t1)
+                total += (ca.sumsqr(A) + ca.dot(A, B) + ca.sumsqr(B) / 3.0) / h
+            else:
+                total += ca.sumsqr(t1 - t0) / h
     return total / ctx.duration
 
 

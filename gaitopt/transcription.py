@@ -592,9 +592,17 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                         B.con("power_limit", ps.name, tau[i] * qd[i] / actr.rated_power, -1.0, 1.0)
         if cons.torque_rate is not None:
             for k in range(K):
-                du = pv.tau.sym[:, k + 1] - pv.tau.sym[:, k]
-                B.con("torque_rate", ps.name, ca.vertcat(du - cons.torque_rate * h, -du - cons.torque_rate * h),
-                      -np.inf, 0.0)
+                tau0, tau1 = pv.tau.sym[:, k], pv.tau.sym[:, k + 1]
+                if method.has_midpoints:
+                    # τ quadratic: dτ/dt is linear on the interval, largest at an end; h·dτ/dt
+                    # there from τ_k, τ_m, τ_k+1 (bounding τ_k+1 − τ_k alone left the midpoint free)
+                    taum = pv.mid["tau"].sym[:, k]
+                    ends = [-3.0 * tau0 + 4.0 * taum - tau1, tau0 - 4.0 * taum + 3.0 * tau1]
+                else:
+                    ends = [tau1 - tau0]
+                for du in ends:
+                    B.con("torque_rate", ps.name, ca.vertcat(du - cons.torque_rate * h, -du - cons.torque_rate * h),
+                          -np.inf, 0.0)
 
     # ---- junctions between phases and the cycle wrap
     mirror = robot.mirror
