@@ -138,6 +138,8 @@ def result_dict(result) -> dict:
         "violations": result.violations(10),
         "problem": result.problem.to_dict(),
         "versions": header(result)["versions"],
+        # added 2026-11-23, last so that the earlier keys keep their order
+        "returned_iteration": s.get("returned_iteration", s["iterations"]),
     }
 
 

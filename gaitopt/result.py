@@ -13,7 +13,8 @@ from .trajectory import PhaseTrajectory, Trajectory
 @dataclass
 class Result:
     """What `gaitopt.solve` returns. A failed solve is a Result with success False, its status
-    and message, and the last iterate (trajectory and violations are still there).
+    and message, and the best iterate IPOPT passed through (`solver.IterateKeeper`; trajectory
+    and violations are still there; stats["returned_iteration"] says which).
 
     cost: objective value; cost_terms: term → weighted value; stats: iterations, solve_time_s,
     setup_time_s, function_eval_time_s, solver_time_s, n_variables, n_constraints;

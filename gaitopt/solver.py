@@ -1,7 +1,8 @@
 """Solve an NLP with IPOPT; knows nothing about gaits.
 
-Returns the final iterate, IPOPT's status and timing statistics. A solve that does not
-converge is a status, not an exception.
+Returns IPOPT's solution, or for a solve that failed the best iterate it passed through (see
+`IterateKeeper`), with IPOPT's status and timing statistics. A solve that does not converge is
+a status, not an exception.
 """
 from __future__ import annotations
 
@@ -57,6 +58,63 @@ def _quiet_stdout():
     finally:
         os.dup2(fd, 1)
         os.close(fd)
+
+
+class IterateKeeper(ca.Callback):
+    """IPOPT iteration callback that keeps the best iterate seen, for a solve that fails.
+
+    IPOPT returns its last iterate, which after an iteration limit or a failed restoration can
+    be far less feasible than an earlier one. Best: among iterates whose largest bound violation
+    (constraints g and variables x, in their own units) is within `tol`, the lowest objective;
+    if there is none, the smallest violation. Iterates are those IPOPT reports to its
+    intermediate callback (iteration 0 is the starting point), in the solver's variables.
+    """
+
+    def __init__(self, nx: int, ng: int, lbx, ubx, lbg, ubg, tol: float):
+        ca.Callback.__init__(self)
+        self.nx, self.ng, self.tol = nx, ng, tol
+        self.bounds = tuple(np.asarray(b, float) for b in (lbx, ubx, lbg, ubg))
+        self.iteration = -1
+        self.best = None  # (rank key, iteration, x, f, lam_g, violation)
+        self.construct("iterate_keeper", {})
+
+    def get_n_in(self):
+        return ca.nlpsol_n_out()
+
+    def get_n_out(self):
+        return 1
+
+    def get_name_in(self, i):
+        return ca.nlpsol_out(i)
+
+    def get_name_out(self, i):
+        return "ret"
+
+    def get_sparsity_in(self, i):
+        name = ca.nlpsol_out(i)
+        size = {"f": 1, "x": self.nx, "lam_x": self.nx, "g": self.ng, "lam_g": self.ng}.get(name, 0)
+        return ca.Sparsity.dense(size, 1) if size else ca.Sparsity(0, 0)
+
+    def violation(self, x, g) -> float:
+        lbx, ubx, lbg, ubg = self.bounds
+        worst = max(float(np.max(lbx - x, initial=0.0)), float(np.max(x - ubx, initial=0.0)))
+        if g.size:
+            worst = max(worst, float(np.max(lbg - g)), float(np.max(g - ubg)))
+        return max(worst, 0.0)
+
+    def eval(self, arg):
+        self.iteration += 1
+        x = np.array(arg[ca.nlpsol_out().index("x")]).ravel()
+        g = np.array(arg[ca.nlpsol_out().index("g")]).ravel()
+        f = float(arg[ca.nlpsol_out().index("f")])
+        if x.size != self.nx or g.size != self.ng or not np.isfinite(f):
+            return [0]
+        viol = self.violation(x, g)
+        key = (0, f) if viol <= self.tol else (1, viol)
+        if self.best is None or key < self.best[0]:
+            lam = np.array(arg[ca.nlpsol_out().index("lam_g")]).ravel()
+            self.best = (key, self.iteration, x.copy(), f, lam.copy(), viol)
+        return [0]
 
 
 def check_ipopt_options(options: dict) -> list:
@@ -128,6 +186,9 @@ def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
         f, g = ca.Function("fg", [nlp["x"]], [nlp["f"], nlp["g"]])(ca.DM(D) * xs)
         nlp = {"x": xs, "f": f, "g": g}
         x0, lbx, ubx = x0 / D, lbx / D, ubx / D
+    keeper = IterateKeeper(len(x0), int(nlp["g"].numel()), lbx, ubx, lbg, ubg,
+                           float(ipopt.get("constr_viol_tol", 1e-4)))
+    opts["iteration_callback"] = keeper
     solver = ca.nlpsol("gait", "ipopt", nlp, opts)
     setup = time.perf_counter() - t0
     x0 = np.clip(x0, lbx, ubx)
@@ -137,6 +198,16 @@ def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     st = solver.stats()
     status = st.get("return_status", "unknown")
     success = bool(st.get("success", False)) and status in SUCCESS_STATUSES
+    x, lam_g, f = np.array(sol["x"]).ravel(), np.array(sol["lam_g"]).ravel(), float(sol["f"])
+    message = _status_message(status)
+    final_violation = keeper.violation(x, np.array(sol["g"]).ravel())
+    returned = int(st.get("iter_count", -1))
+    if not success and keeper.best is not None:
+        key, k, xb, fb, lb, vb = keeper.best
+        if key < ((0, f) if final_violation <= keeper.tol else (1, final_violation)):
+            x, f, lam_g, returned = xb, fb, lb, k
+            message += (f"; returned iteration {k}, the best iterate (largest bound violation "
+                        f"{vb:.2e}; the last one's: {final_violation:.2e})")
     t_eval = sum(v for k, v in st.items() if k.startswith("t_wall_nlp_") and isinstance(v, float))
     stats = {
         "iterations": int(st.get("iter_count", -1)),
@@ -147,6 +218,9 @@ def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
         "n_variables": int(nlp["x"].numel()),
         "n_constraints": int(nlp["g"].numel()),
         "status": status,
+        # the iterate returned (the last one unless a failed solve passed a better one) and the
+        # last iterate's largest bound violation
+        "returned_iteration": returned,
+        "final_iterate_violation": final_violation,
     }
-    return NlpSolution(np.array(sol["x"]).ravel() * D, np.array(sol["lam_g"]).ravel(), float(sol["f"]),
-                       success, status, _status_message(status), stats)
+    return NlpSolution(x * D, lam_g, f, success, status, message, stats)

@@ -25,7 +25,7 @@ HEADER_KEYS = ["format", "robot", "urdf", "base", "locked", "contacts", "frictio
                "period", "transcription", "success", "versions", "units"]
 RESULT_KEYS = ["success", "status", "message", "cost", "cost_terms", "iterations", "solve_time_s", "setup_time_s",
                "function_eval_time_s", "nlp", "robot", "stride", "period", "speed", "max_violation", "violations",
-               "problem", "versions"]
+               "problem", "versions", "returned_iteration"]
 
 
 def gaitopt(*args, timeout=300):
@@ -140,7 +140,7 @@ def test_result_json_contract(solved_dir):
     for v in res["violations"]:
         assert set(v) == {"term", "phase", "max_violation", "rows"}
     assert res["nlp"]["variables"] > 0 and res["nlp"]["constraints"] > 0
-    assert res["iterations"] > 0
+    assert res["iterations"] > 0 and res["returned_iteration"] == res["iterations"]
     p = res["problem"]  # every default filled in
     assert [ph["knots"] for ph in p["phases"]] == [8, 3]
     assert p["constraints"]["friction"] == 0.7 and p["constraints"]["torque_speed"] is True
@@ -154,8 +154,9 @@ def test_failed_solve_exits_1(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
     assert "solve failed" in proc.stderr and "Maximum_Iterations_Exceeded" in proc.stderr
-    res = json.loads((out / "result.json").read_text())  # the last iterate is written
+    res = json.loads((out / "result.json").read_text())  # the best iterate is written
     assert res["success"] is False and res["status"] == "Maximum_Iterations_Exceeded" and res["iterations"] == 2
+    assert 0 <= res["returned_iteration"] <= 2
     meta, cols = read_trajectory_csv(out / "trajectory.csv")
     assert meta["success"] is False and len(cols["time"]) > 2
 
