@@ -7,6 +7,7 @@ naming the file and field, no traceback).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,6 +31,7 @@ def _cmd_solve(args) -> int:
     problem = load_problem(args.problem, args.set)
     if not Path(args.problem).exists():
         raise InputError("file not found", file=args.problem)
+    _check_output_dir(args.output)  # bad input before the solve, not a traceback after it
     print(f"gaitopt: solving {args.problem} ({problem.robot}, {sum(p.knots for p in problem.phases)} "
           f"intervals, {problem.transcription})", flush=True)
     try:
@@ -38,7 +40,8 @@ def _cmd_solve(args) -> int:
         if err.file is None:  # e.g. an unknown robot: name the problem file (exit-code contract)
             raise InputError(str(err), file=args.problem) from None
         raise
-    paths = save(result, args.output)
+    with _writing():
+        paths = save(result, args.output)
     print(result.summary())
     if problem.design:
         from .codesign import optimal_gears
@@ -117,6 +120,19 @@ def _load(result_dir):
     return result
 
 
+def _check_output_dir(path) -> None:
+    """InputError unless `path` is a directory that can be written, or can be created (the
+    directory itself is made only when the results are saved)."""
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise InputError("cannot write: exists and is not a directory", file=str(p))
+    existing = p
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write: {existing} is not a writable directory", file=str(p))
+
+
 @contextmanager
 def _writing():
     """An unwritable output path is bad input (exit 2, one line), not a traceback."""
@@ -130,7 +146,7 @@ def _finish(result, result_dir) -> int:
     """Exit 1 (after writing) when the saved result is a failed solve: its gait is not optimal."""
     if not result.success:
         print(f"gaitopt: {result_dir} holds a failed solve ({result.status}: {result.message}); "
-              "files written from its last iterate", file=sys.stderr)
+              "files written from its best iterate", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
 
@@ -236,7 +252,8 @@ def main(argv=None) -> int:
     p.add_argument("-o", "--output", required=True, help="output directory")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a problem key, e.g. --set speed=0.3 --set gait.phases.0.knots=8")
-    p.add_argument("--print-level", type=int, default=None, help="IPOPT print level (0-12)")
+    p.add_argument("--print-level", type=int, default=None, choices=range(13), metavar="{0..12}",
+                   help="IPOPT print level (0-12)")
     p.set_defaults(func=_cmd_solve)
     p = sub.add_parser("list", help="list robots and problems")
     p.set_defaults(func=_cmd_list)

@@ -124,7 +124,10 @@ def check_ipopt_options(options: dict) -> list:
     x = ca.SX.sym("x")
     bad = []
     for name, value in options.items():
-        opts = {"ipopt": {name: value, "print_level": 0, "sb": "yes"}, "print_time": False}
+        if name == "linear_solver":
+            bad.append((name, "set the linear solver with solver.linear_solver (allowed: mumps, spral)"))
+            continue
+        opts = {"ipopt": {"print_level": 0, "sb": "yes", name: value}, "print_time": False}
         try:
             with _quiet_stdout():
                 ca.nlpsol("option_check", "ipopt", {"x": x, "f": x * x}, opts)

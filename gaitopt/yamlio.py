@@ -32,14 +32,14 @@ class Fields:
     Every read names its key path in errors, and `done()` rejects keys that were never read.
     """
 
-    def __init__(self, data: Any, file: str | Path, path: str = ""):
+    def __init__(self, data: Any, file: str | Path, path: str = "", allowed: Iterable[str] | None = None):
         self.file = str(file)
         self.path = path
         if data is None:
             data = {}
         if not isinstance(data, dict):
-            raise InputError(f"expected a mapping, got {type(data).__name__}", file=self.file,
-                             field=path or "<top>")
+            raise InputError(f"expected a mapping, got {type(data).__name__} {data!r}", file=self.file,
+                             field=path or "<top>", allowed=list(allowed) if allowed is not None else None)
         self.data = data
         self._seen: set[str] = set()
 
@@ -76,12 +76,14 @@ class Fields:
             raise self.error(name, f"must be <= {high}, got {value}")
         return value
 
-    def integer(self, name: str, default: Any = ..., *, low: int | None = None) -> int:
+    def integer(self, name: str, default: Any = ..., *, low: int | None = None, high: int | None = None) -> int:
         value = self.raw(name, default)
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.error(name, f"expected an integer, got {value!r}")
         if low is not None and value < low:
             raise self.error(name, f"must be >= {low}, got {value}")
+        if high is not None and value > high:
+            raise self.error(name, f"must be <= {high}, got {value}")
         return value
 
     def boolean(self, name: str, default: Any = ...) -> bool:
@@ -107,9 +109,10 @@ class Fields:
             raise self.error(name, f"expected a list of {size} numbers, got {value!r}")
         return [float(x) for x in value]
 
-    def mapping(self, name: str, default: Any = ...) -> "Fields":
+    def mapping(self, name: str, default: Any = ..., allowed: Iterable[str] | None = None) -> "Fields":
+        """The sub-mapping `name`; `allowed` (its keys) goes into the error when it is not one."""
         value = self.raw(name, default)
-        return Fields(value, self.file, self.key(name))
+        return Fields(value, self.file, self.key(name), allowed)
 
     def sequence(self, name: str, default: Any = ...) -> list:
         value = self.raw(name, default)

@@ -193,6 +193,28 @@ def test_bad_input_exits_2(tmp_path):
                      "solver.options.mumps_pivtol", "rejects the value 5")
     assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "solver.options.max_iter=many"),
                      "solver.options.max_iter", "type")
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "solver.options.print_level=99"),
+                     "solver.options.print_level", "rejects the value 99")
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "solver.options.linear_solver=ma57"),
+                     "solver.options.linear_solver", "solver.linear_solver", "mumps, spral")
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "solver.print_level=99"),
+                     "solver.print_level", "<= 12")
+    # a misspelt foot in the first phase: blamed on that phase, the robot's feet allowed
+    data = yaml.safe_load(STATIC.read_text())
+    data["gait"]["phases"][0]["contacts"]["leftt"] = data["gait"]["phases"][0]["contacts"].pop("left")
+    bad.write_text(yaml.safe_dump(data))
+    line = assert_bad_input(gaitopt("solve", bad, "-o", out), "gait.phases[0].contacts", "(allowed: left, right)")
+    assert "leftt," not in line.split("allowed")[-1]
+    # a mapping given as a number: the allowed keys are listed
+    assert_bad_input(gaitopt("solve", STATIC, "-o", out, "--set", "constraints.friction=0.5"),
+                     "constraints.friction", "expected a mapping", "cone, mu")
+    # an output path that cannot be a directory: refused before the solve, not after it
+    not_a_dir = tmp_path / "a_file"
+    not_a_dir.write_text("")
+    for target in (not_a_dir, not_a_dir / "sub"):
+        proc = gaitopt("solve", STATIC, "-o", target)
+        assert_bad_input(proc, str(target), "cannot write")
+        assert "solving" not in proc.stdout
     assert not out.exists()
 
 
