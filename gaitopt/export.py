@@ -140,6 +140,7 @@ def result_dict(result) -> dict:
         "versions": header(result)["versions"],
         # added 2026-11-23, last so that the earlier keys keep their order
         "returned_iteration": s.get("returned_iteration", s["iterations"]),
+        "ipopt_options": s.get("ipopt_options", {}),
     }
 
 
@@ -271,7 +272,9 @@ def load_result(result_dir: str | Path):
              "setup_time_s": info.get("setup_time_s", float("nan")),
              "function_eval_time_s": info.get("function_eval_time_s", float("nan")),
              "n_variables": info.get("nlp", {}).get("variables", 0),
-             "n_constraints": info.get("nlp", {}).get("constraints", 0)}
+             "n_constraints": info.get("nlp", {}).get("constraints", 0),
+             "returned_iteration": info.get("returned_iteration", info["iterations"]),
+             "ipopt_options": dict(info.get("ipopt_options", {}))}
     return Result(bool(info["success"]), str(info["status"]), str(info["message"]), info["cost"],
                   dict(info["cost_terms"]), stats, traj, problem, robot, {}, None,
                   _violations=list(info.get("violations", [])))

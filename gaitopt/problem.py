@@ -155,7 +155,7 @@ class Problem:
 
 # ------------------------------------------------------------------------------- YAML → Problem
 
-PROBLEM_KEYS = ("name", "description", "robot", "gait", "speed", "stride", "terrain", "constraints",
+PROBLEM_KEYS = ("name", "description", "robot", "gait", "speed", "stride", "step_length", "terrain", "constraints",
                 "cost", "transcription", "solver", "design")
 
 
@@ -317,9 +317,21 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
     )
     s.done()
 
+    stride = _bounded(f, "stride")
+    step = _bounded(f, "step_length")
+    if step is not None:
+        # a step is the advance from one foot's touchdown to the other's: half a symmetric
+        # (half) cycle's stride; a full cycle may hold any number of steps, so say the stride
+        if cycle != "half":
+            raise f.error("step_length", "needs gait.cycle: half (a step is half the stride); "
+                                         "give stride (the advance over the full cycle) instead",
+                          ["stride", "speed"])
+        if stride is not None:
+            raise f.error("step_length", "give step_length or stride, not both", ["step_length", "stride"])
+        stride = Bounded(2.0 * step.min, 2.0 * step.max, 2.0 * step.guess)
     problem = Problem(
         robot=robot, phases=phases, cycle=cycle,
-        speed=_bounded(f, "speed"), stride=_bounded(f, "stride"),
+        speed=_bounded(f, "speed"), stride=stride,
         slope=slope_deg * 3.141592653589793 / 180.0, constraints=cons, cost=cost,
         transcription=f.string("transcription", "trapezoidal", allowed=TRANSCRIPTIONS),
         solver=solver, name=f.string("name", Path(source).stem), description=f.string("description", ""),

@@ -225,5 +225,7 @@ def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
         # last iterate's largest bound violation
         "returned_iteration": returned,
         "final_iterate_violation": final_violation,
+        # every option IPOPT was given: gaitopt's defaults, the problem's and the warm-start ones
+        "ipopt_options": {k: v for k, v in ipopt.items() if k not in ("sb",)},
     }
     return NlpSolution(x * D, lam_g, f, success, status, message, stats)

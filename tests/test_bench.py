@@ -22,9 +22,9 @@ def test_journal_counts_factorisations():
     problem = go.load_problem(ROOT / "problems" / "biped7_static_walk.yaml").scaled_knots(0.5)
     result, la = bench.solve_logged(problem)
     assert result.success
-    # one factorisation per iteration at least (plus the initial multiplier estimate), and the
-    # journal names the MUMPS factor's size
-    assert la["factorizations"] > result.stats["iterations"]
+    # one factorisation per iteration at least (cold starts take no least-squares multiplier
+    # estimate, which would add one), and the journal names the MUMPS factor's size
+    assert la["factorizations"] >= result.stats["iterations"]
     assert la["refinements"] > 0
     # the factor holds at least the KKT matrix's nonzeros: a few per variable
     assert la["factor_doubles"] > 3 * result.stats["n_variables"]

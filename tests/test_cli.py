@@ -25,7 +25,7 @@ HEADER_KEYS = ["format", "robot", "urdf", "base", "locked", "contacts", "frictio
                "period", "transcription", "success", "versions", "units"]
 RESULT_KEYS = ["success", "status", "message", "cost", "cost_terms", "iterations", "solve_time_s", "setup_time_s",
                "function_eval_time_s", "nlp", "robot", "stride", "period", "speed", "max_violation", "violations",
-               "problem", "versions", "returned_iteration"]
+               "problem", "versions", "returned_iteration", "ipopt_options"]
 
 
 def gaitopt(*args, timeout=300):
@@ -141,11 +141,19 @@ def test_result_json_contract(solved_dir):
         assert set(v) == {"term", "phase", "max_violation", "rows"}
     assert res["nlp"]["variables"] > 0 and res["nlp"]["constraints"] > 0
     assert res["iterations"] > 0 and res["returned_iteration"] == res["iterations"]
+    # the options IPOPT ran with, gaitopt's defaults included (README "Speed")
+    opts = res["ipopt_options"]
+    assert opts["linear_solver"] == "mumps" and opts["mumps_pivtol"] == 1e-3 and opts["mumps_pivot_order"] == 5
+    assert opts["tol"] == p_tol(res) and opts["max_iter"] == res["problem"]["solver"]["max_iter"]
     p = res["problem"]  # every default filled in
     assert [ph["knots"] for ph in p["phases"]] == [8, 3]
     assert p["constraints"]["friction"] == 0.7 and p["constraints"]["torque_speed"] is True
     assert p["solver"]["linear_solver"] == "mumps" and p["transcription"] == "trapezoidal"
     assert set(res["versions"]) == {"gaitopt", "casadi", "pinocchio"}
+
+
+def p_tol(res):
+    return res["problem"]["solver"]["tol"]
 
 
 def test_failed_solve_exits_1(tmp_path):

@@ -301,3 +301,23 @@ def test_python_tags_rejected(tmp_path, payload):
     err = error_of(path)
     assert str(err).startswith(f"{path}: ") and "\n" not in str(err)
     assert not marker.exists()
+
+
+def test_step_length_is_half_the_stride(tmp_path):
+    """step_length (fixed or bounded) on a half cycle becomes stride = 2 × step_length; a full
+    cycle or both keys are bad input naming step_length."""
+    data = base_data()
+    data.pop("speed", None)
+    data["step_length"] = {"min": 0.1, "max": 0.2, "guess": 0.15}
+    p = load_problem(write(tmp_path, data))
+    assert (p.stride.min, p.stride.max, p.stride.guess) == pytest.approx((0.2, 0.4, 0.3))
+    assert "step_length" not in p.to_dict() and p.to_dict()["stride"]["max"] == pytest.approx(0.4)
+    data["step_length"] = 0.25
+    assert load_problem(write(tmp_path, data)).stride.fixed and load_problem(write(tmp_path, data)).stride.min == 0.5
+    data["stride"] = 0.5
+    err = error_of(write(tmp_path, data))
+    assert_names(err, tmp_path / "problem.yaml", "step_length", ["step_length", "stride"])
+    data.pop("stride")
+    data["gait"]["cycle"] = "full"
+    err = error_of(write(tmp_path, data))
+    assert err.field == "step_length" and "cycle: half" in str(err)
