@@ -21,7 +21,8 @@ holds them; --cache DIR sets $GAITOPT_CACHE), so the setup column is the cached 
 --starts N solves each case N times, the first with IPOPT's defaults and the others with its
 initial-point push from the bounds (`bound_push`, the problem's or 0.01) changed by ±1 %, ±2 %, …: the
 iteration count on the biped walks is sensitive to such changes (measured at 1×: heel–toe walk
-42 to 51 iterations over five starts, slope walk 30 to 35; 40–95 and 56–74 before the MUMPS pivot
+29 to 30 iterations over five starts, slope walk 29 to 33; 42–51 and 30–35 with IPOPT's
+least-squares multiplier estimate at cold starts, 40–95 and 56–74 before the MUMPS pivot
 threshold of gaitopt.solver), so one run is a sample, not a figure. The iterations
 column then reads "median (min–max)"; the other columns are the first run's.
 """
