@@ -229,7 +229,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
     dim = 2 if sagittal else 3
     comp = [0, 2] if sagittal else [0, 1, 2]  # world components carried by force variables
     contact_names = [c.name for c in robot.contacts]
-    tan_slope, normal, t1, t2 = _terrain(problem.slope)
+    tan_slope, normal, tangent_x, tangent_y = _terrain(problem.slope)
     act = robot.actuated_index
     actuators = [robot.actuators[j] for j in robot.actuated]
     half = problem.cycle == "half"
@@ -416,17 +416,17 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
         rows = [ca.dot(ca.DM(normal), F) for F in Fs]
         F = sum(Fs[1:], Fs[0])
         fn = ca.dot(ca.DM(normal), F)
-        ft1 = ca.dot(ca.DM(t1), F)
+        ft1 = ca.dot(ca.DM(tangent_x), F)
         mu = cons.friction
         if cons.cone == "pyramid" or sagittal:
             # inner pyramid in 3-D: |f_t1|, |f_t2| ≤ μ/√2 · f_n keeps |f_t| ≤ μ f_n
             mu_p = mu if sagittal else mu / np.sqrt(2.0)
             rows += [mu_p * fn - ft1, mu_p * fn + ft1]
             if not sagittal:
-                ft2 = ca.dot(ca.DM(t2), F)
+                ft2 = ca.dot(ca.DM(tangent_y), F)
                 rows += [mu_p * fn - ft2, mu_p * fn + ft2]
         else:
-            ft2 = ca.dot(ca.DM(t2), F)
+            ft2 = ca.dot(ca.DM(tangent_y), F)
             rows += [mu ** 2 * fn ** 2 - ft1 ** 2 - ft2 ** 2]
         return ca.vertcat(*rows)
 
