@@ -115,6 +115,12 @@ class HermiteSimpson:
         return w, np.full(n_intervals, 4.0 / 6.0)
 
     @staticmethod
+    def quadratic_rate(x0, xm, x1):
+        """(A, B) with dx/ds = A + B·s, s ∈ [0, 1] the fraction of the interval, for the quadratic
+        through x0, xm, x1 at s = 0, ½, 1 (so A and A + B are h·dx/dt at its two ends)."""
+        return -3.0 * x0 + 4.0 * xm - x1, 4.0 * (x0 - 2.0 * xm + x1)
+
+    @staticmethod
     def interpolate(tau, h, q0, v0, a0, q1, v1, a1, mid):
         """a quadratic through (a0, am, a1); v and q integrate it from (q0, v0).
 
@@ -122,8 +128,8 @@ class HermiteSimpson:
         exact for the cubic v and the quartic q to the order the defects impose)."""
         _, _, am = mid
         # a(s) = a0 + b s + c s²  through a(h/2) = am, a(h) = a1
-        b = (-3.0 * a0 + 4.0 * am - a1) / h
-        c = (2.0 * a0 - 4.0 * am + 2.0 * a1) / h ** 2
+        A, B = HermiteSimpson.quadratic_rate(a0, am, a1)
+        b, c = A / h, B / (2.0 * h ** 2)
         s = tau * h
         a = a0 + b * s + c * s ** 2
         v = v0 + a0 * s + b * s ** 2 / 2.0 + c * s ** 3 / 3.0

@@ -53,7 +53,7 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
         # optimum). At 2× and 4× knots the estimate exceeded 1000 and was dropped anyway: there
         # the iterations are the same as before.
         opts["constr_mult_init_max"] = 0.0
-    if warm:
+    else:
         # Start near the given point: a small barrier parameter and little push away from the
         # bounds, else IPOPT's first steps leave the warm start (measured: the ε-optimal gait
         # warm-started from the Joule gait ends 12 % worse with IPOPT's defaults).

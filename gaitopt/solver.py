@@ -76,6 +76,7 @@ class IterateKeeper(ca.Callback):
         self.bounds = tuple(np.asarray(b, float) for b in (lbx, ubx, lbg, ubg))
         self.iteration = -1
         self.best = None  # (rank key, iteration, x, f, lam_g, violation)
+        self._at = {name: i for i, name in enumerate(ca.nlpsol_out())}  # argument positions
         self.construct("iterate_keeper", {})
 
     def get_n_in(self):
@@ -102,17 +103,22 @@ class IterateKeeper(ca.Callback):
             worst = max(worst, float(np.max(lbg - g)), float(np.max(g - ubg)))
         return max(worst, 0.0)
 
+    def rank(self, f: float, violation: float) -> tuple:
+        """Sort key of an iterate, smaller is better: feasible ones by objective, before the
+        others by violation."""
+        return (0, f) if violation <= self.tol else (1, violation)
+
     def eval(self, arg):
         self.iteration += 1
-        x = np.array(arg[ca.nlpsol_out().index("x")]).ravel()
-        g = np.array(arg[ca.nlpsol_out().index("g")]).ravel()
-        f = float(arg[ca.nlpsol_out().index("f")])
+        x = np.array(arg[self._at["x"]]).ravel()
+        g = np.array(arg[self._at["g"]]).ravel()
+        f = float(arg[self._at["f"]])
         if x.size != self.nx or g.size != self.ng or not np.isfinite(f):
             return [0]
         viol = self.violation(x, g)
-        key = (0, f) if viol <= self.tol else (1, viol)
+        key = self.rank(f, viol)
         if self.best is None or key < self.best[0]:
-            lam = np.array(arg[ca.nlpsol_out().index("lam_g")]).ravel()
+            lam = np.array(arg[self._at["lam_g"]]).ravel()
             self.best = (key, self.iteration, x.copy(), f, lam.copy(), viol)
         return [0]
 
@@ -207,7 +213,7 @@ def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     returned = int(st.get("iter_count", -1))
     if not success and keeper.best is not None:
         key, k, xb, fb, lb, vb = keeper.best
-        if key < ((0, f) if final_violation <= keeper.tol else (1, final_violation)):
+        if key < keeper.rank(f, final_violation):
             x, f, lam_g, returned = xb, fb, lb, k
             message += (f"; returned iteration {k}, the best iterate (largest bound violation "
                         f"{vb:.2e}; the last one's: {final_violation:.2e})")

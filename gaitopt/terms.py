@@ -143,9 +143,7 @@ def torque_rate_squared(ctx: CostContext):
         for k in range(K):
             t0, t1 = pv.tau.sym[:, k], pv.tau.sym[:, k + 1]
             if ctx.method.has_midpoints:
-                tm = pv.mid["tau"].sym[:, k]
-                A = -3.0 * t0 + 4.0 * tm - t1
-                B = 4.0 * (t0 - 2.0 * tm + t1)
+                A, B = ctx.method.quadratic_rate(t0, pv.mid["tau"].sym[:, k], t1)
                 total += (ca.sumsqr(A) + ca.dot(A, B) + ca.sumsqr(B) / 3.0) / h
             else:
                 total += ca.sumsqr(t1 - t0) / h

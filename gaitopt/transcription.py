@@ -596,8 +596,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None) -> Tran
                 if method.has_midpoints:
                     # τ quadratic: dτ/dt is linear on the interval, largest at an end; h·dτ/dt
                     # there from τ_k, τ_m, τ_k+1 (bounding τ_k+1 − τ_k alone left the midpoint free)
-                    taum = pv.mid["tau"].sym[:, k]
-                    ends = [-3.0 * tau0 + 4.0 * taum - tau1, tau0 - 4.0 * taum + 3.0 * tau1]
+                    start, change = method.quadratic_rate(tau0, pv.mid["tau"].sym[:, k], tau1)
+                    ends = [start, start + change]
                 else:
                     ends = [tau1 - tau0]
                 for du in ends:
