@@ -78,9 +78,10 @@ VARIANTS = {
     "static_hs_abs_power_torque_rate": {"transcription": "hermite_simpson", "cost": "abs_power",
                                         "constraints.torque_rate": 500.0},
     "static_design_soft_cone": {"design": {"gear_ratio": {"all": {"joints": JOINTS, "min": 30, "max": 200}}},
-                                "constraints.touchdown": "soft", "constraints.base_height": {"min": 0.3, "max": 1.0},
+                                "constraints.touchdown": "soft", "constraints.footholds": {"left": [0.12]},
+                                "constraints.base_height": {"min": 0.3, "max": 1.0},
                                 "cost": {"joule_loss": 1.0, "fri_stability": 0.1}},
-    "static_full_cycle_footholds": {"gait.cycle": "full", "constraints.footholds": {"left": [0.05]}},
+    "static_full_cycle": {"gait.cycle": "full"},
 }
 
 

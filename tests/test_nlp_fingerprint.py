@@ -1,0 +1,49 @@
+"""The NLP of every shipped problem (and of five schema variants) is the one recorded before the
+constraints became components: same variables in the same order with the same bounds, the same
+constraint rows per term up to row order, the same cost, and the same optimum."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gaitopt.gait import robot_of, solve
+from gaitopt.transcription import transcribe
+
+from nlp_fingerprint import DATA, cases, fingerprint
+
+RECORDED = json.loads(DATA.read_text())
+CASES = dict(cases())
+
+
+@pytest.fixture(scope="module", params=sorted(CASES))
+def case(request):
+    problem = CASES[request.param]
+    return request.param, problem, transcribe(problem, robot_of(problem))
+
+
+def test_variables_and_rows_match_the_recording(case):
+    name, _, tr = case
+    want, got = RECORDED[name], fingerprint(tr)
+    for key in ("n_variables", "n_constraints", "variables_hash", "lbx_hash", "ubx_hash", "jac_nnz", "n_symbols"):
+        assert got[key] == want[key], (name, key)
+    assert sorted(got["terms"]) == sorted(want["terms"]), name
+    for term, w in want["terms"].items():
+        g = got["terms"][term]
+        assert (g["rows"], g["jac_nnz"]) == (w["rows"], w["jac_nnz"]), (name, term)
+        for key in ("lbg_sum", "ubg_sum"):
+            assert g[key] == pytest.approx(w[key], rel=1e-12, abs=1e-9), (name, term, key)
+        for key in ("g_sum", "g_sumsq"):
+            assert np.allclose(g[key], w[key], rtol=1e-9, atol=1e-9), (name, term, key)
+    assert np.allclose(got["cost"], want["cost"], rtol=1e-9), name
+
+
+def test_optimum_matches_the_recording(case):
+    name, problem, _ = case
+    want = RECORDED[name]["optimum"]
+    if not want["success"]:
+        pytest.skip(f"{name} did not converge when recorded: its NLP is compared, not its optimum")
+    res = solve(problem, print_level=0)
+    assert res.success, res.message
+    assert res.cost == pytest.approx(want["cost"], rel=1e-6), name
