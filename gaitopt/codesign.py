@@ -14,15 +14,12 @@ import numpy as np
 
 def optimal_gears(result) -> dict:
     """Design group → optimal gear ratio of a solved co-design problem ({} without design)."""
-    from .transcription import transcribe
     problem = result.problem
     if not problem.design:
         return {}
-    # the index of each gear variable is the transcription's: rebuild it (deterministic)
-    tr = transcribe(problem, result.robot)
     out = {}
     for d in problem.design:
-        z = float(np.asarray(result.x)[tr.globals[f"gear_{d.name}"].index].ravel()[0])
+        z = float(result.layout.value(result.x, f"gear_{d.name}")[0])
         out[d.name] = d.bounds.guess * (1.0 + z)
     return out
 

@@ -1,42 +1,149 @@
-"""Collocation rules: defects, quadrature weights and the interpolant that matches each.
+"""Collocation rules: each owns its phase variables, defects, collocation points, quadrature,
+interpolant and the conversions between its variables and trajectory knot tables.
 
 Both rules treat (q, v) as the state and the acceleration a = q̈ as the collocated input:
-q̇ = v, v̇ = a.
+q̇ = v, v̇ = a. Nothing outside this module asks which rule is in use: the transcription, the
+cost terms, the initial guess, the result and the trajectory call the methods of
+`CollocationRule`; adding a rule means adding a class here (and its tests).
 
 * trapezoidal: a, and the contact forces f, are constant over each interval (one value per
-  interval, `interval_inputs`); v is piecewise linear and q piecewise quadratic, integrated
-  exactly (the trapezoid rule for q is exact for a linear v). The equations of motion hold at
-  each interval's midpoint (the mean of its knot states), with that interval's a and f and the
-  mean of the torques at its two knots (τ is piecewise linear). Why not a at the knots: the trapezoid v-defect sees only
+  interval); v is piecewise linear and q piecewise quadratic, integrated exactly (the trapezoid
+  rule for q is exact for a linear v). The equations of motion hold at each interval's
+  midpoint (the mean of its knot states, held in midpoint-state variables tied to the knots by
+  linear rows), with that interval's a and f and the mean of the torques at its two knots
+  (τ is piecewise linear). Why not a at the knots: the trapezoid v-defect sees only
   a_k + a_k+1, so knot accelerations and the contact forces that balance them have a free
-  alternating ("ringing") mode no constraint or cost fixes; the optimiser used it, forces
-  alternated ≈15/210 N around m g from knot to knot, and the cost converged at first order.
-  With one a per interval every interval's a is Δv/h: nothing is left free.
+  alternating ("ringing") mode no constraint or cost fixes; the optimiser used it and the
+  cost converged at first order. With one a per interval every interval's a is Δv/h.
 * hermite_simpson (separated form): midpoint values (q_m, v_m, a_m, τ_m, f_m) are variables;
-  a is piecewise quadratic through (a_k, a_m, a_k+1); v and q are its exact integrals.
+  a, τ and f are piecewise quadratic through (knot, midpoint, knot); v and q integrate a.
+
+Signatures shared by both rules: `defects(h, q0, v0, a0, q1, v1, a1, mid)` and
+`interpolate(tau, h, q0, v0, a0, q1, v1, a1, mid)` with mid = (q_m, v_m, a_m) — for the
+trapezoid the midpoint state and the interval's constant a (a0, a1 are then unused by the
+defects).
 """
 from __future__ import annotations
 
+import casadi as ca
 import numpy as np
 
+from .nlp import PhaseVars, Point
 
-class Trapezoidal:
+KNOT_KEYS = ("q", "v", "a", "tau", "f")
+
+
+def interval_to_knots(values: np.ndarray) -> np.ndarray:
+    """Knot values (K+1, …) of per-interval values (K, …): the mean of the two intervals
+    meeting at an inner knot, the adjacent interval's value at the phase's end knots."""
+    values = np.asarray(values, float)
+    out = np.empty((values.shape[0] + 1,) + values.shape[1:])
+    out[0], out[-1] = values[0], values[-1]
+    out[1:-1] = 0.5 * (values[:-1] + values[1:])
+    return out
+
+
+def knots_to_interval(knots: np.ndarray) -> np.ndarray:
+    """Inverse of `interval_to_knots` (K+1, …) → (K, …), from the first knot, which carries the
+    first interval's value."""
+    knots = np.asarray(knots, float)
+    out = np.empty((knots.shape[0] - 1,) + knots.shape[1:])
+    out[0] = knots[0]
+    for k in range(1, len(out)):
+        out[k] = 2.0 * knots[k] - out[k - 1]
+    return out
+
+
+def _mean(m):
+    """Interval means of knot columns (… × K+1 → … × K)."""
+    return 0.5 * (m[:, :-1] + m[:, 1:])
+
+
+class CollocationRule:
+    """The interface every rule implements (see the module docstring for the two rules)."""
+
+    name = ""
+    # True when a trajectory's knot table alone (trajectory.csv) determines the rule's interval
+    # values exactly; otherwise the knots.npz companion is needed for a lossless reload.
+    knot_table_exact = True
+
+    def phase_variables(self, builder, name, K, bounds, duration, active) -> PhaseVars:
+        """Create the variables of one phase of K intervals. bounds: `VariableBounds`."""
+        raise NotImplementedError
+
+    def points(self, pv: PhaseVars) -> list:
+        """The phase's collocation points (Point), knots first."""
+        raise NotImplementedError
+
+    def collocation_rows(self, pv: PhaseVars, h) -> list:
+        """Row expressions (each = 0) that integrate the phase's state over its intervals."""
+        raise NotImplementedError
+
+    def acceleration_mode_rows(self, pv: PhaseVars) -> list:
+        """Rows (= 0) fixing a direction the defects leave free, once per stretch of phases
+        joined without a contact event ([] when the rule has none)."""
+        return []
+
+    def torque_mode_rows(self, pv: PhaseVars) -> list:
+        """Rows (= 0) at a junction where the torques may jump, fixing a torque mode that only
+        continuity would fix ([] when the rule has none)."""
+        return []
+
+    def torque_rate_ends(self, pv: PhaseVars, k: int) -> list:
+        """h·dτ/dt at the ends of interval k of the rule's torque interpolant."""
+        raise NotImplementedError
+
+    def torque_rate_integral(self, pv: PhaseVars, k: int, h):
+        """∫ |dτ/dt|² dt over interval k, exact on the rule's torque interpolant."""
+        raise NotImplementedError
+
+    def quadrature(self, pv: PhaseVars, p: int, forces: bool = False):
+        """Yield (weight in units of h, q, v, a, τ, f, key) over the phase: the rule's
+        quadrature of integrands of (q, v, τ), or with `forces` of integrands that also need
+        a or f. key = (p, k) names the point (k + 0.5 at a midpoint)."""
+        raise NotImplementedError
+
+    def fill_guess(self, x0, pv: PhaseVars, Q, V, A, U, F) -> None:
+        """Write knot-wise guesses (each dimension × K+1) into x0 for this phase."""
+        raise NotImplementedError
+
+    def fill_warm_start(self, x0, pv: PhaseVars, knots: dict, mids: dict) -> None:
+        """Write a previous trajectory sampled at the knots and at the interval midpoints
+        (dicts of q, v, a, tau (time × dim) and f (dim·n_active × time)) into x0."""
+        raise NotImplementedError
+
+    def phase_values(self, x, pv: PhaseVars, forces) -> tuple:
+        """(a, f, mid) knot tables of a solution: a (K+1, nv), f (K+1, nc, 3), mid as in
+        PhaseTrajectory. forces(values, active) maps force variables to (n, nc, 3)."""
+        raise NotImplementedError
+
+    def interpolate_input(self, s, x0, x1, xm, key):
+        """τ or f (`key`) at fraction s of an interval from its knot values and the trajectory's
+        midpoint value xm (None when the trajectory has none)."""
+        if xm is None:
+            return x0 + s * (x1 - x0)
+        return x0 * (1 - s) * (1 - 2 * s) + 4 * xm * s * (1 - s) + x1 * s * (2 * s - 1)
+
+    def midpoints_from_knots(self, t, q, v, a, tau, f) -> dict:
+        """The trajectory's midpoint table (see PhaseTrajectory.mid) from one phase's knot rows."""
+        raise NotImplementedError
+
+
+class Trapezoidal(CollocationRule):
     name = "trapezoidal"
-    has_midpoints = False       # no midpoint decision variables
-    interval_inputs = True      # a and f: one value per interval
 
     @staticmethod
-    def defects(h, q0, v0, q1, v1, a):
-        """Residuals (must be 0) of one interval of length h [s] with acceleration a."""
-        return [q1 - q0 - 0.5 * h * (v0 + v1), v1 - v0 - h * a]
+    def defects(h, q0, v0, a0, q1, v1, a1, mid):
+        """Residuals (must be 0) of one interval of length h [s]; mid[2] is its constant a."""
+        return [q1 - q0 - 0.5 * h * (v0 + v1), v1 - v0 - h * mid[2]]
 
     @staticmethod
     def midpoint(q0, v0, q1, v1):
         """(q, v) where the equations of motion are imposed: the means of the knot states.
         v is exact (v is linear); q differs from the quadratic's midpoint value by h² a / 8,
         a second-order error like the rule's own. The exact value would put a and the phase
-        duration into every inverse-dynamics Hessian block: measured 1.6× the time per IPOPT
-        iteration on solo12_trot and 1.3× on the biped7 walks, for a 0.1 % change in cost."""
+        duration into every inverse-dynamics Hessian block (slower iterations for a negligible
+        change in cost: docs/transcription.md)."""
         return 0.5 * (q0 + q1), 0.5 * (v0 + v1)
 
     @staticmethod
@@ -71,32 +178,113 @@ class Trapezoidal:
         q = q0 + v0 * s + (v1 - v0) * s ** 2 / (2.0 * h)
         return q, v, a
 
+    def phase_variables(self, builder, name, K, bounds, duration, active):
+        b = bounds
+        qb = builder.var(f"q_{name}", (b.nv, K + 1), b.q_lb[:, None], b.q_ub[:, None])
+        vb = builder.var(f"v_{name}", (b.nv, K + 1), b.v_lb[:, None], b.v_ub[:, None])
+        ab = builder.var(f"a_{name}", (b.nv, K))
+        ub = builder.var(f"tau_{name}", (b.nu, K + 1), -b.u_lim[:, None], b.u_lim[:, None])
+        fb = builder.var(f"f_{name}", (b.f_lb.shape[0], K), b.f_lb, b.f_ub)
+        # The midpoint state as variables tied to the knots by linear rows: as expressions of
+        # both knots' states they would make every dynamics Hessian block four times larger.
+        interval = {"q": builder.var(f"qs_{name}", (b.nv, K), b.q_lb[:, None], b.q_ub[:, None]),
+                    "v": builder.var(f"vs_{name}", (b.nv, K), b.v_lb[:, None], b.v_ub[:, None])}
+        return PhaseVars(name, qb, vb, ab, ub, fb, interval, duration, active)
 
-def interval_to_knots(values: np.ndarray) -> np.ndarray:
-    """Knot values (K+1, …) of per-interval values (K, …): the mean of the two intervals
-    meeting at an inner knot, the adjacent interval's value at the phase's end knots."""
-    values = np.asarray(values, float)
-    out = np.empty((values.shape[0] + 1,) + values.shape[1:])
-    out[0], out[-1] = values[0], values[-1]
-    out[1:-1] = 0.5 * (values[:-1] + values[1:])
-    return out
+    @staticmethod
+    def _interval_point(pv, k):
+        """(q, v, a, τ, f) where interval k's equations of motion hold: the midpoint state,
+        the interval's a and f, the mean of its end torques."""
+        tau = 0.5 * (pv.tau.sym[:, k] + pv.tau.sym[:, k + 1])
+        return (pv.interval["q"].sym[:, k], pv.interval["v"].sym[:, k], pv.a.sym[:, k], tau, pv.f.sym[:, k])
+
+    def points(self, pv):
+        K = pv.n_intervals
+        first = Point(pv.q.sym[:, 0], pv.v.sym[:, 0], None, pv.tau.sym[:, 0], None, 0, True, False)
+        out = [first]
+        for k in range(1, K + 1):
+            out.append(Point(pv.q.sym[:, k], pv.v.sym[:, k], None, pv.tau.sym[:, k], None, k, True, False, first))
+        for k in range(K):
+            out.append(Point(*self._interval_point(pv, k), k + 0.5, False, True, first))
+        return out
+
+    def collocation_rows(self, pv, h):
+        K = pv.n_intervals
+        q, v = pv.q.sym, pv.v.sym
+        rows = []
+        for k in range(K):
+            q_def, v_def = self.midpoint(q[:, k], v[:, k], q[:, k + 1], v[:, k + 1])
+            rows.append(ca.vertcat(pv.interval["q"].sym[:, k] - q_def, pv.interval["v"].sym[:, k] - v_def))
+        for k in range(K):
+            mid = (None, None, pv.a.sym[:, k])
+            rows += self.defects(h, q[:, k], v[:, k], None, q[:, k + 1], v[:, k + 1], None, mid)
+        return rows
+
+    def torque_mode_rows(self, pv):
+        # Knot torques enter the equations of motion only as interval means, so alternating
+        # them knot to knot changes nothing but the cost; with no continuity row to fix that
+        # mode, τ is linear over the phase's first two intervals (a second-order consistent
+        # condition, like a spline's not-a-knot end).
+        tt = pv.tau.sym
+        return [tt[:, 0] - 2 * tt[:, 1] + tt[:, 2] if tt.shape[1] > 2 else tt[:, 0] - tt[:, 1]]
+
+    def torque_rate_ends(self, pv, k):
+        return [pv.tau.sym[:, k + 1] - pv.tau.sym[:, k]]
+
+    def torque_rate_integral(self, pv, k, h):
+        return ca.sumsqr(pv.tau.sym[:, k + 1] - pv.tau.sym[:, k]) / h
+
+    def quadrature(self, pv, p, forces=False):
+        K = pv.n_intervals
+        if forces:  # the midpoint rule over the intervals (a, f constant on each)
+            for k in range(K):
+                yield (1.0, *self._interval_point(pv, k), (p, k + 0.5))
+            return
+        wk, _ = self.weights(K)
+        for k in range(K + 1):
+            yield wk[k], pv.q.sym[:, k], pv.v.sym[:, k], None, pv.tau.sym[:, k], None, (p, k)
+
+    def fill_guess(self, x0, pv, Q, V, A, U, F):
+        x0[pv.q.index], x0[pv.v.index], x0[pv.tau.index] = Q, V, U
+        x0[pv.a.index], x0[pv.f.index] = _mean(A), _mean(F)  # a and f per interval
+        self._fill_midpoint_state(x0, pv)
+
+    def _fill_midpoint_state(self, x0, pv):
+        q, v = x0[pv.q.index], x0[pv.v.index]
+        qm, vm = self.midpoint(q[:, :-1], v[:, :-1], q[:, 1:], v[:, 1:])
+        x0[pv.interval["q"].index], x0[pv.interval["v"].index] = qm, vm
+
+    def fill_warm_start(self, x0, pv, knots, mids):
+        for key in ("q", "v", "tau"):
+            x0[getattr(pv, key).index] = knots[key].T
+        x0[pv.a.index] = mids["a"].T  # a and f per interval: their midpoint values
+        if mids["f"].size:
+            x0[pv.f.index] = mids["f"]
+        self._fill_midpoint_state(x0, pv)
+
+    def phase_values(self, x, pv, forces):
+        a_int, f_int = x[pv.a.index].T, forces(x[pv.f.index], pv.active)
+        tau = x[pv.tau.index].T
+        # the midpoints carry a and f (with the midpoint state and the mean torque, where the
+        # equations of motion hold); the knots get their means
+        mid = {"q": x[pv.interval["q"].index].T, "v": x[pv.interval["v"].index].T, "a": a_int,
+               "tau": 0.5 * (tau[:-1] + tau[1:]), "f": f_int}
+        return interval_to_knots(a_int), interval_to_knots(f_int), mid
+
+    def interpolate_input(self, s, x0, x1, xm, key):
+        if key == "f" and xm is not None:
+            return self.held(s, x0, xm, x1)
+        return x0 + s * (x1 - x0)
+
+    def midpoints_from_knots(self, t, q, v, a, tau, f):
+        qm, vm = self.midpoint(q[:-1], v[:-1], q[1:], v[1:])
+        return {"q": qm, "v": vm, "a": knots_to_interval(a), "tau": 0.5 * (tau[:-1] + tau[1:]),
+                "f": knots_to_interval(f)}
 
 
-def knots_to_interval(knots: np.ndarray) -> np.ndarray:
-    """Inverse of `interval_to_knots` (K+1, …) → (K, …), from the first knot, which carries the
-    first interval's value."""
-    knots = np.asarray(knots, float)
-    out = np.empty((knots.shape[0] - 1,) + knots.shape[1:])
-    out[0] = knots[0]
-    for k in range(1, len(out)):
-        out[k] = 2.0 * knots[k] - out[k - 1]
-    return out
-
-
-class HermiteSimpson:
+class HermiteSimpson(CollocationRule):
     name = "hermite_simpson"
-    has_midpoints = True
-    interval_inputs = False
+    knot_table_exact = False  # midpoint τ and f are not determined by the knots
 
     @staticmethod
     def defects(h, q0, v0, a0, q1, v1, a1, mid):
@@ -136,5 +324,98 @@ class HermiteSimpson:
         q = q0 + v0 * s + a0 * s ** 2 / 2.0 + b * s ** 3 / 6.0 + c * s ** 4 / 12.0
         return q, v, a
 
+    def phase_variables(self, builder, name, K, bounds, duration, active):
+        b = bounds
+        nf = b.f_lb.shape[0]
+        qb = builder.var(f"q_{name}", (b.nv, K + 1), b.q_lb[:, None], b.q_ub[:, None])
+        vb = builder.var(f"v_{name}", (b.nv, K + 1), b.v_lb[:, None], b.v_ub[:, None])
+        ab = builder.var(f"a_{name}", (b.nv, K + 1))
+        ub = builder.var(f"tau_{name}", (b.nu, K + 1), -b.u_lim[:, None], b.u_lim[:, None])
+        fb = builder.var(f"f_{name}", (nf, K + 1), b.f_lb, b.f_ub)
+        interval = {
+            "q": builder.var(f"qm_{name}", (b.nv, K), b.q_lb[:, None], b.q_ub[:, None]),
+            "v": builder.var(f"vm_{name}", (b.nv, K), b.v_lb[:, None], b.v_ub[:, None]),
+            "a": builder.var(f"am_{name}", (b.nv, K)),
+            "tau": builder.var(f"taum_{name}", (b.nu, K), -b.u_lim[:, None], b.u_lim[:, None]),
+            "f": builder.var(f"fm_{name}", (nf, K), b.f_lb, b.f_ub),
+        }
+        return PhaseVars(name, qb, vb, ab, ub, fb, interval, duration, active)
 
-METHODS = {"trapezoidal": Trapezoidal, "hermite_simpson": HermiteSimpson}
+    def points(self, pv):
+        K = pv.n_intervals
+        m = pv.interval
+        first = Point(pv.q.sym[:, 0], pv.v.sym[:, 0], pv.a.sym[:, 0], pv.tau.sym[:, 0], pv.f.sym[:, 0], 0, True, True)
+        out = [first]
+        for k in range(1, K + 1):
+            out.append(Point(pv.q.sym[:, k], pv.v.sym[:, k], pv.a.sym[:, k], pv.tau.sym[:, k], pv.f.sym[:, k], k,
+                             True, True, first))
+        for k in range(K):
+            out.append(Point(m["q"].sym[:, k], m["v"].sym[:, k], m["a"].sym[:, k], m["tau"].sym[:, k],
+                             m["f"].sym[:, k], k + 0.5, True, True, first))
+        return out
+
+    def collocation_rows(self, pv, h):
+        q, v, a, m = pv.q.sym, pv.v.sym, pv.a.sym, pv.interval
+        rows = []
+        for k in range(pv.n_intervals):
+            mid = (m["q"].sym[:, k], m["v"].sym[:, k], m["a"].sym[:, k])
+            rows += self.defects(h, q[:, k], v[:, k], a[:, k], q[:, k + 1], v[:, k + 1], a[:, k + 1], mid)
+        return rows
+
+    def acceleration_mode_rows(self, pv):
+        # Simpson's v-defect sees a_k + 4 a_m + a_k+1 and the v_m defect a_k − a_k+1: shifting
+        # every knot a by c and every midpoint a by −c/2 (the Legendre P₂ part of each
+        # interval's quadratic a, which integrates to nothing in v and q) changes no defect,
+        # and contact forces balance it in the equations of motion. One row per stretch of
+        # phases joined without a contact event fixes that free vector: a is linear over the
+        # phase's first interval (a second row in the same stretch would be dependent).
+        return [pv.interval["a"].sym[:, 0] - 0.5 * (pv.a.sym[:, 0] + pv.a.sym[:, 1])]
+
+    def torque_rate_ends(self, pv, k):
+        # τ quadratic: dτ/dt is linear on the interval, largest at an end
+        start, change = self.quadratic_rate(pv.tau.sym[:, k], pv.interval["tau"].sym[:, k], pv.tau.sym[:, k + 1])
+        return [start, start + change]
+
+    def torque_rate_integral(self, pv, k, h):
+        A, B = self.quadratic_rate(pv.tau.sym[:, k], pv.interval["tau"].sym[:, k], pv.tau.sym[:, k + 1])
+        return (ca.sumsqr(A) + ca.dot(A, B) + ca.sumsqr(B) / 3.0) / h
+
+    def quadrature(self, pv, p, forces=False):
+        K = pv.n_intervals
+        wk, wm = self.weights(K)
+        for k in range(K + 1):
+            yield wk[k], pv.q.sym[:, k], pv.v.sym[:, k], pv.a.sym[:, k], pv.tau.sym[:, k], pv.f.sym[:, k], (p, k)
+        m = pv.interval
+        for k in range(K):
+            yield (wm[k], m["q"].sym[:, k], m["v"].sym[:, k], m["a"].sym[:, k], m["tau"].sym[:, k],
+                   m["f"].sym[:, k], (p, k + 0.5))
+
+    def fill_guess(self, x0, pv, Q, V, A, U, F):
+        for key, M in zip(KNOT_KEYS, (Q, V, A, U, F)):
+            x0[getattr(pv, key).index] = M
+            x0[pv.interval[key].index] = _mean(M)
+
+    def fill_warm_start(self, x0, pv, knots, mids):
+        for key in KNOT_KEYS:
+            src_k, src_m = (knots[key], mids[key]) if key == "f" else (knots[key].T, mids[key].T)
+            if src_k.size:
+                x0[getattr(pv, key).index] = src_k
+                x0[pv.interval[key].index] = src_m
+
+    def phase_values(self, x, pv, forces):
+        mid = {k: x[pv.interval[k].index].T for k in ("q", "v", "a", "tau")}
+        mid["f"] = forces(x[pv.interval["f"].index], pv.active)
+        return x[pv.a.index].T, forces(x[pv.f.index], pv.active), mid
+
+    def midpoints_from_knots(self, t, q, v, a, tau, f):
+        h = np.diff(t)[:, None]
+        q0, q1, v0, v1, a0, a1 = q[:-1], q[1:], v[:-1], v[1:], a[:-1], a[1:]
+        return {"q": 0.5 * (q0 + q1) + h / 8.0 * (v0 - v1),
+                "v": 0.5 * (v0 + v1) + h / 8.0 * (a0 - a1),
+                "a": (6.0 * (v1 - v0) / h - a0 - a1) / 4.0,
+                "tau": 0.5 * (tau[:-1] + tau[1:]),
+                "f": 0.5 * (f[:-1] + f[1:])}
+
+
+# Built-in rules by name: a literal, read-only table of instances.
+METHODS = {"trapezoidal": Trapezoidal(), "hermite_simpson": HermiteSimpson()}

@@ -25,18 +25,20 @@ def robot_of(problem: Problem) -> Robot:
 
 
 def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_start: Result | None = None,
-          x0: np.ndarray | None = None, print_level: int | None = None) -> Result:
+          x0: np.ndarray | None = None, print_level: int | None = None, constraints=()) -> Result:
     """Solve a gait problem and return a Result (never raises for a failed solve).
 
     problem: a Problem or a path to a problem file; robot: a loaded robot (default: the
     problem's); warm_start: a previous Result to start from; x0: an explicit initial point;
-    print_level: IPOPT's print level (default: the problem's solver.print_level).
+    print_level: IPOPT's print level (default: the problem's solver.print_level);
+    constraints: user constraint components (gaitopt.constraints.Constraint instances) added to
+    the built-in ones.
     """
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
     robot = robot or robot_of(problem)
     t0 = time.perf_counter()
-    tr = transcribe(problem, robot)
+    tr = transcribe(problem, robot, constraints=constraints)
     t_build = time.perf_counter() - t0
     warm = warm_start is not None or x0 is not None
     if x0 is None:
@@ -80,4 +82,4 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
     stats["build_time_s"] = t_build
     stats["guess_time_s"] = t_guess
     return Result(sol.success, sol.status, sol.message, sol.f, terms, stats, traj, problem, robot,
-                  impulses, x, evaluate_violations(tr, x))
+                  impulses, x, tr.layout, evaluate_violations(tr, x))

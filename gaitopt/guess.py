@@ -236,21 +236,11 @@ def automatic_guess(tr) -> np.ndarray:
             out.append((U, F))
         f_prev = _wrap_forces(robot, problem, f_prev)
     for ph, pv, (Q, V, A), (U, F) in zip(problem.phases, tr.phases, states, out):
-        x0[pv.q.index] = Q
-        x0[pv.v.index] = V
-        if tr.method.interval_inputs:  # a and f per interval: the mean of its knots
-            A, F = 0.5 * (A[:, :-1] + A[:, 1:]), 0.5 * (F[:, :-1] + F[:, 1:])
-        x0[pv.a.index] = A
-        x0[pv.tau.index] = U
-        x0[pv.f.index] = F
-        if pv.mid is not None:
-            for key, M in (("q", Q), ("v", V), ("a", A), ("tau", U), ("f", F)):
-                x0[pv.mid[key].index] = 0.5 * (M[:, :-1] + M[:, 1:])
+        tr.method.fill_guess(x0, pv, Q, V, A, U, F)
         if not ph.duration.fixed:
             x0[tr.globals[f"T_{ph.name}"].index] = ph.duration.guess
     if "stride" in tr.globals:
         x0[tr.globals["stride"].index] = nominal.stride
-    fill_midpoint_states(tr, x0)
     fill_slacks(tr, x0)
     return x0
 
@@ -383,27 +373,13 @@ class _ForceSplit:
         return tau, np.concatenate(F), f_full
 
 
-def fill_midpoint_states(tr, x0):
-    """Trapezoidal midpoint-state variables consistent with x0's knot states."""
-    for pv in tr.phases:
-        if pv.mid_state is None:
-            continue
-        q, v = x0[pv.q.index], x0[pv.v.index]
-        qm, vm = tr.method.midpoint(q[:, :-1], v[:, :-1], q[:, 1:], v[:, 1:])
-        x0[pv.mid_state["q"].index] = qm
-        x0[pv.mid_state["v"].index] = vm
-
-
 def fill_slacks(tr, x0):
     """Power slacks P⁺ = max(τ q̇, 0), P⁻ = max(−τ q̇, 0) consistent with x0's torques."""
     act = tr.robot.actuated_index
     for (p, k), (pos, neg) in tr.slacks.items():
         pv = tr.phases[p]
-        if float(k).is_integer():
-            tau, v = x0[pv.tau.index[:, int(k)]], x0[pv.v.index[:, int(k)]]
-        else:
-            tau, v = x0[pv.mid["tau"].index[:, int(k)]], x0[pv.mid["v"].index[:, int(k)]]
-        pw = tau * v[act]
+        tau, v = (pv.tau, pv.v) if float(k).is_integer() else (pv.interval["tau"], pv.interval["v"])
+        pw = x0[tau.index[:, int(k)]] * x0[v.index[:, int(k)]][act]
         x0[pos.index.ravel()] = np.maximum(pw, 0.0)
         x0[neg.index.ravel()] = np.maximum(-pw, 0.0)
 
@@ -419,25 +395,11 @@ def warm_start(tr, result) -> np.ndarray:
         K = ph.knots
         fr = np.linspace(0.0, 1.0, K + 1)
         ts = t_lo + fr * (t_hi - t_lo)
-        smp = prev.sample_phase(ph.name, ts)
-        x0[pv.q.index] = smp["q"].T
-        x0[pv.v.index] = smp["v"].T
-        x0[pv.tau.index] = smp["tau"].T
         tm = t_lo + 0.5 * (fr[:-1] + fr[1:]) * (t_hi - t_lo)
-        sm = prev.sample_phase(ph.name, tm)
-        inputs = sm if tr.method.interval_inputs else smp  # a and f per interval, or per knot
-        x0[pv.a.index] = inputs["a"].T
-        F = []
-        for cname in pv.active:
-            F.append(inputs["f"][:, prev.contact_names.index(cname), :][:, tr_comp(tr)].T)
-        if F:
-            x0[pv.f.index] = np.vstack(F)
-        if pv.mid is not None:
-            for key in ("q", "v", "a", "tau"):
-                x0[pv.mid[key].index] = sm[key].T
-            Fm = [sm["f"][:, prev.contact_names.index(c), :][:, tr_comp(tr)].T for c in pv.active]
-            if Fm:
-                x0[pv.mid["f"].index] = np.vstack(Fm)
+        knots, mids = prev.sample_phase(ph.name, ts), prev.sample_phase(ph.name, tm)
+        for smp in (knots, mids):  # forces of this phase's points in contact, as its variables
+            smp["f"] = _force_variables(smp["f"], pv.active, prev.contact_names, tr_comp(tr))
+        tr.method.fill_warm_start(x0, pv, knots, mids)
         if not ph.duration.fixed:
             x0[tr.globals[f"T_{ph.name}"].index] = t_hi - t_lo
     if "stride" in tr.globals:
@@ -445,9 +407,15 @@ def warm_start(tr, result) -> np.ndarray:
     for name, lam in tr.impulses.items():
         if name in result.impulses:
             x0[lam.index.ravel()] = result.impulses[name]
-    fill_midpoint_states(tr, x0)
     fill_slacks(tr, x0)
     return x0
+
+
+def _force_variables(f, active, contact_names, comp) -> np.ndarray:
+    """Force variables (len(comp)·n_active × time) of the points in `active` from sampled
+    world forces f (time × nc × 3)."""
+    rows = [f[:, contact_names.index(c), :][:, comp].T for c in active]
+    return np.vstack(rows) if rows else np.zeros((0, f.shape[0]))
 
 
 def tr_comp(tr):

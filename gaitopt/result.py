@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from .collocation import interval_to_knots
+from .cycle import cycle_shift, mirror_contact_forces, mirror_coordinates, mirror_torques
+from .nlp import Layout
 from .trajectory import PhaseTrajectory, Trajectory
 
 
@@ -32,6 +33,7 @@ class Result:
     robot: object
     impulses: dict = field(default_factory=dict)
     x: np.ndarray | None = field(default=None, repr=False)
+    layout: Layout | None = field(default=None, repr=False)  # where each variable block sits in x
     _violations: list = field(default_factory=list, repr=False)
 
     def violations(self, top: int | None = None) -> list:
@@ -106,58 +108,37 @@ def build_trajectory(tr, x: np.ndarray) -> tuple[Trajectory, dict]:
 
     phases = []
     t0 = 0.0
-    for ps, pv in zip(tr.schedule.phases, tr.phases):
-        T = float(ca.Function("T", [tr.nlp["x"]], [pv.duration])(x)) if isinstance(pv.duration, ca.SX) and not pv.duration.is_constant() else float(pv.duration)
-        K = ps.knots
-        t = t0 + np.linspace(0.0, T, K + 1)
-        q, v, a, tau, f = x[pv.q.index].T, x[pv.v.index].T, x[pv.a.index].T, x[pv.tau.index].T, \
-            forces(x[pv.f.index], pv.active)
-        mid = None
-        if pv.mid is not None:
-            mid = {k: x[pv.mid[k].index].T for k in ("q", "v", "a", "tau")}
-            mid["f"] = forces(x[pv.mid["f"].index], pv.active)
-        elif tr.method.interval_inputs:
-            # a and f are per interval: the midpoints carry them (with the midpoint state and
-            # the mean torque, where the equations of motion hold); knots get their means
-            mid = {"q": x[pv.mid_state["q"].index].T, "v": x[pv.mid_state["v"].index].T, "a": a,
-                   "tau": 0.5 * (tau[:-1] + tau[1:]), "f": f}
-            a, f = interval_to_knots(a), interval_to_knots(f)
-        phases.append(PhaseTrajectory(ps.name, t, q, v, a, tau, f, dict(ps.modes), mid))
-        t0 += T
+    duration = ca.Function("T", [tr.nlp["x"]], [ca.vertcat(*[pv.duration for pv in tr.phases])])
+    durations = np.asarray(duration(x)).ravel()
+    for ps, pv, T in zip(tr.schedule.phases, tr.phases, durations):
+        t = t0 + np.linspace(0.0, float(T), ps.knots + 1)
+        a, f, mid = tr.method.phase_values(x, pv, forces)
+        phases.append(PhaseTrajectory(ps.name, t, x[pv.q.index].T, x[pv.v.index].T, a, x[pv.tau.index].T, f,
+                                      dict(ps.modes), mid))
+        t0 += float(T)
     T_part = t0
-    shift = np.zeros(robot.nv)
-    if "base_x" in robot.base_coordinates:
-        shift[robot.index("base_x")] = 1.0
-    if "base_z" in robot.base_coordinates:
-        shift[robot.index("base_z")] = np.tan(problem.slope)
+    shift = cycle_shift(robot.coordinates, problem.slope)
     if half:
-        m = robot.mirror
-        act = list(robot.actuated_index)
-        tau_perm = [act.index(int(m.perm[ia])) for ia in act]
-        tau_sign = m.sign[act]
         half_shift = shift * stride / 2
-
-        def mq(arr):
-            return m.coordinates(arr)
-
-        def mtau(arr):
-            return tau_sign * arr[..., tau_perm]
-
-        def mf(arr):
-            return arr[..., m.contact_perm, :] * np.array([1.0, -1.0, 1.0])
-
         second = []
         for p in phases:
-            mid = None
-            if p.mid is not None:
-                mid = {"q": mq(p.mid["q"]) + half_shift, "v": mq(p.mid["v"]), "a": mq(p.mid["a"]),
-                       "tau": mtau(p.mid["tau"]), "f": mf(p.mid["f"])}
-            modes = {m.foot_pairs[f]: md for f, md in p.modes.items()}
-            second.append(PhaseTrajectory(f"{p.name}:mirrored", p.t + T_part, mq(p.q) + half_shift, mq(p.v),
-                                          mq(p.a), mtau(p.tau), mf(p.f), modes, mid))
+            second.append(PhaseTrajectory(
+                f"{p.name}:mirrored", p.t + T_part, mirror_coordinates(robot, p.q) + half_shift,
+                mirror_coordinates(robot, p.v), mirror_coordinates(robot, p.a), mirror_torques(robot, p.tau),
+                mirror_contact_forces(robot, p.f), {robot.mirror.foot_pairs[f]: md for f, md in p.modes.items()},
+                _mirror_mid(robot, p.mid, half_shift)))
         phases += second
     period = T_part * (2 if half else 1)
     traj = Trajectory(tuple(phases), tuple(robot.coordinates), tuple(robot.actuated), tuple(names), stride,
                       period, problem.transcription, shift * stride)
     impulses = {name: x[lam.index].ravel() for name, lam in tr.impulses.items()}
     return traj, impulses
+
+
+def _mirror_mid(robot, mid, q_shift):
+    """The mirrored half's midpoint table (see PhaseTrajectory.mid)."""
+    if mid is None:
+        return None
+    return {"q": mirror_coordinates(robot, mid["q"]) + q_shift, "v": mirror_coordinates(robot, mid["v"]),
+            "a": mirror_coordinates(robot, mid["a"]), "tau": mirror_torques(robot, mid["tau"]),
+            "f": mirror_contact_forces(robot, mid["f"])}

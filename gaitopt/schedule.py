@@ -70,10 +70,6 @@ class Schedule:
             if all(modes[foot] == "swing" for modes, _ in self.expanded):
                 raise InputError(f"foot {foot!r} never touches the ground", file=where, field="gait.phases")
 
-    @property
-    def n_phases(self) -> int:
-        return len(self.phases)
-
     def _prev_modes(self, p: int) -> dict:
         """Foot modes just before optimised phase p (through the cycle wrap)."""
         return self.expanded[(p - 1) % len(self.expanded)][0]

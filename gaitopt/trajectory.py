@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .collocation import METHODS, knots_to_interval
+from .collocation import METHODS
 
 KNOTS_FORMAT_VERSION = 1  # knots.npz, the lossless companion of trajectory.csv
 
@@ -117,17 +117,10 @@ class Trajectory:
             res["q"].append(q + n * self.base_shift)
             res["v"].append(v)
             res["a"].append(a)
-            zoh = rule.interval_inputs and p.mid is not None
             for key in ("tau", "f"):
                 x0, x1 = getattr(p, key)[k], getattr(p, key)[k + 1]
-                if zoh and key == "f":
-                    val = rule.held(s, x0, p.mid["f"][k], x1)
-                elif p.mid is not None and not zoh:
-                    xm = p.mid[key][k]
-                    val = x0 * (1 - s) * (1 - 2 * s) + 4 * xm * s * (1 - s) + x1 * s * (2 * s - 1)
-                else:
-                    val = x0 + s * (x1 - x0)
-                res[key].append(val)
+                xm = p.mid[key][k] if p.mid is not None else None
+                res[key].append(rule.interpolate_input(s, x0, x1, xm, key))
             phase.append(p.name)
         out = {k: np.array(v) for k, v in res.items()}
         out["phase"] = np.array(phase)
@@ -227,19 +220,7 @@ class Trajectory:
             if e - s < 2:
                 raise ValueError(f"phase {name!r} has {e - s} knot row(s); need at least 2")
             sl = slice(s, e)
-            mid = None
-            if METHODS[method].has_midpoints:
-                h = np.diff(t[sl])[:, None]
-                q0, q1, v0, v1, a0, a1 = q[s:e - 1], q[s + 1:e], v[s:e - 1], v[s + 1:e], a[s:e - 1], a[s + 1:e]
-                mid = {"q": 0.5 * (q0 + q1) + h / 8.0 * (v0 - v1),
-                       "v": 0.5 * (v0 + v1) + h / 8.0 * (a0 - a1),
-                       "a": (6.0 * (v1 - v0) / h - a0 - a1) / 4.0,
-                       "tau": 0.5 * (tau[s:e - 1] + tau[s + 1:e]),
-                       "f": 0.5 * (f[s:e - 1] + f[s + 1:e])}
-            elif METHODS[method].interval_inputs:
-                a_int, f_int = knots_to_interval(a[sl]), knots_to_interval(f[sl])
-                qm, vm = METHODS[method].midpoint(q[s:e - 1], v[s:e - 1], q[s + 1:e], v[s + 1:e])
-                mid = {"q": qm, "v": vm, "a": a_int, "tau": 0.5 * (tau[s:e - 1] + tau[s + 1:e]), "f": f_int}
+            mid = METHODS[method].midpoints_from_knots(t[sl], q[sl], v[sl], a[sl], tau[sl], f[sl])
             phases.append(PhaseTrajectory(name, t[sl].copy(), q[sl].copy(), v[sl].copy(), a[sl].copy(),
                                           tau[sl].copy(), f[sl].copy(), dict(modes[name]), mid))
         return cls(tuple(phases), tuple(coordinates), tuple(actuated), tuple(contact_names), float(stride),

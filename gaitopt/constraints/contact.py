@@ -1,0 +1,156 @@
+"""Contact: equations of motion with contact forces, friction, points at rest on the ground."""
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from .base import Constraint
+
+
+def friction_rows(ctx, fvecs):
+    """Rows (≥ 0) of one foot's contact forces (each (dim,), world components): every point's
+    normal force is unilateral, and the foot's total force lies in the friction cone (a rigid
+    sole slides as a whole: its static friction limit is μ times the total normal force). For
+    a point foot this is the usual per-point cone. Pyramid: the inner pyramid in 3-D,
+    |f_t1|, |f_t2| ≤ μ/√2 · f_n, which keeps |f_t| ≤ μ f_n; cone: μ² f_n² − |f_t|² ≥ 0."""
+    terrain, cons = ctx.terrain, ctx.problem.constraints
+    Fs = []
+    for fvec in fvecs:
+        F = ca.SX.zeros(3, 1)
+        for j, ax in enumerate(ctx.comp):
+            F[ax] = fvec[j]
+        Fs.append(F)
+    normal = ca.DM(terrain.normal)
+    rows = [ca.dot(normal, F) for F in Fs]
+    F = sum(Fs[1:], Fs[0])
+    fn = ca.dot(normal, F)
+    ft1 = ca.dot(ca.DM(terrain.tangent_x), F)
+    mu = cons.friction
+    if cons.cone == "pyramid" or ctx.sagittal:
+        mu_p = mu if ctx.sagittal else mu / np.sqrt(2.0)
+        rows += [mu_p * fn - ft1, mu_p * fn + ft1]
+        if not ctx.sagittal:
+            ft2 = ca.dot(ca.DM(terrain.tangent_y), F)
+            rows += [mu_p * fn - ft2, mu_p * fn + ft2]
+    else:
+        ft2 = ca.dot(ca.DM(terrain.tangent_y), F)
+        rows += [mu ** 2 * fn ** 2 - ft1 ** 2 - ft2 ** 2]
+    return ca.vertcat(*rows)
+
+
+def foot_forces(ctx, fcol, active) -> list:
+    """Per foot in contact: the list of its points' force variables (each (dim,))."""
+    d = ctx.dim
+    return [[fcol[d * i:d * i + d] for i in idx] for idx in ctx.feet_of(active).values()]
+
+
+class InverseDynamics(Constraint):
+    """InverseDynamics: M(q) a + h(q, v) − Σ J_cᵀ f_c (+ reflected rotor inertia of co-designed
+    gears) = B τ [N·m or N] at every dynamic collocation point (implicit dynamics)."""
+
+    term = "inverse_dynamics"
+    where = ("point",)
+
+    def add_point(self, ctx, p, point):
+        if not point.dynamic:
+            return
+        pv = ctx.phases[p]
+        F = ctx.full_forces(point.f, pv.active)
+        tau_full = ctx.dynamics.inverse_dynamics(point.q, point.v, point.a, F) + ctx.rotor_correction(point.a)
+        ctx.builder.con(self.term, pv.name, tau_full - ctx.actuated_torque(point.tau))
+
+
+class FrictionCone(Constraint):
+    """FrictionCone: per foot in contact, unilateral normal forces f_n ≥ 0 [N] and the total
+    force inside the friction cone (pyramid or exact cone, μ = constraints.friction) about the
+    terrain normal, at every dynamic collocation point (see `friction_rows`)."""
+
+    term = "friction"
+    where = ("point",)
+
+    def add_point(self, ctx, p, point):
+        if not point.dynamic:
+            return
+        pv = ctx.phases[p]
+        for fvecs in foot_forces(ctx, point.f, pv.active):
+            ctx.builder.con(self.term, pv.name, friction_rows(ctx, fvecs), 0.0, np.inf)
+
+
+class ContactAtRest(Constraint):
+    """ContactAtRest: the velocity [m/s] of every point in contact is zero at every kinematic
+    collocation point (velocity-level contact; heights are set where the stance starts, see
+    `ContactGround`).
+
+    A point whose foot already has a point at rest (heel and toe of a flat foot: one rigid body)
+    only adds the components perpendicular to the line joining them: the component along that
+    line is implied, and a dependent row makes the constraint Jacobian rank deficient (IPOPT
+    then needs large regularisation and takes slow, fragile steps). Points that stay in contact
+    across a junction with continuous velocity were at rest at the previous phase's last knot,
+    which equals this phase's first: their rows there are not repeated."""
+
+    term = "contact_velocity"
+    where = ("point",)
+
+    def add_point(self, ctx, p, point):
+        if not point.kinematic:
+            return
+        pv, sched = ctx.phases[p], ctx.schedule
+        if point.progress == 0:
+            impact = bool(sched.touchdowns(p)) and ctx.problem.constraints.touchdown == "impact"
+            continuing = () if impact else sched.held_over(p)
+            held_first = list(continuing) + [c for c in pv.active if c not in continuing]
+            plan = self._plan(ctx, held_first, only=[c for c in pv.active if c not in continuing])
+        else:
+            plan = self._plan(ctx, pv.active)
+        pos, vel = point.contact_kinematics(ctx.dynamics)
+        ctx.builder.con(self.term, pv.name, self._rows(ctx, pos, vel, plan))
+
+    @staticmethod
+    def _plan(ctx, points, only=None):
+        """[(contact index, index of an earlier point of `points` on the same foot, or None)]
+        for the points of `only` (default: all); earlier points count as already at rest."""
+        names = ctx.contact_names
+        plan, first = [], {}
+        for cname in points:
+            ci = names.index(cname)
+            foot = ctx.robot.contacts[ci].foot
+            if only is None or cname in only:
+                plan.append((ci, first.get(foot)))
+            first.setdefault(foot, ci)
+        return plan
+
+    @staticmethod
+    def _rows(ctx, pos, vel, plan):
+        rows = []
+        for ci, ref in plan:
+            if ref is None:
+                rows.append(vel[ctx.comp, ci])
+            elif ctx.sagittal:
+                rows.append(vel[2, ci])
+            else:
+                r = pos[:, ci] - pos[:, ref]
+                contacts = ctx.robot.contacts
+                length = float(np.linalg.norm(contacts[ci].point - contacts[ref].point))
+                rows += [vel[2, ci], (-r[1] * vel[0, ci] + r[0] * vel[1, ci]) / length]
+        return ca.vertcat(*rows) if rows else ca.SX(0, 1)
+
+
+class ContactGround(Constraint):
+    """ContactGround: height [m] above the terrain = 0 for every point in contact at the first
+    knot of a phase where it is anchored (its stance starts there). Imposing positions at every
+    knot as well as velocities over-constrains the integration and stalls IPOPT; the foothold
+    drift this leaves is second order in h (tested)."""
+
+    term = "contact_ground"
+    where = ("point",)
+
+    def add_point(self, ctx, p, point):
+        if not point.kinematic or point.progress != 0:
+            return
+        pv = ctx.phases[p]
+        anchored = ctx.schedule.anchored(p)
+        pos, _ = point.contact_kinematics(ctx.dynamics)
+        names = ctx.contact_names
+        for cname in pv.active:
+            if cname in anchored:
+                ctx.builder.con(self.term, pv.name, ctx.terrain.height(pos, names.index(cname)))

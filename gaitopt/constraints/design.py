@@ -1,0 +1,79 @@
+"""Components that add decision variables besides the motion: co-designed gear ratios and the
+split of joint powers into positive and negative parts."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..actuation import designed_joints
+from ..errors import InputError
+from .base import Constraint
+
+
+class GearRatioDesign(Constraint):
+    """GearRatioDesign: one gear ratio per `design.gear_ratio` group as a decision variable,
+    G = G_guess·(1 + z) with z ∈ [G_min/G_guess − 1, G_max/G_guess − 1] (z = 0 is the guess and
+    z is O(1)). The designed joints' torques lose their fixed bounds: their current limit is a
+    row (`CurrentLimit`), and their URDF effort limit (which describes the shipped gear) is not
+    applied. For a half cycle, mirror partners must share a group (the mirrored half reuses
+    each joint's partner's torques)."""
+
+    term = "design"
+    where = ("bounds", "variables")
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return bool(problem.design)
+
+    def bound(self, ctx, bounds):
+        problem, robot = ctx.problem, ctx.robot
+        for group in problem.design:
+            field = f"design.gear_ratio.{group.name}"
+            for j in group.joints:
+                if j not in robot.actuated:
+                    raise InputError(f"{j!r} is not an actuated joint of {robot.name}", file=problem.source,
+                                     field=field, allowed=robot.actuated)
+            if problem.cycle == "half" and robot.mirror is not None:
+                for j in group.joints:
+                    partner = robot.coordinates[int(robot.mirror.perm[robot.index(j)])]
+                    if partner not in group.joints:
+                        raise InputError(f"a half cycle needs mirror partners in one group: add {partner!r}",
+                                         file=problem.source, field=field)
+        where = designed_joints(problem, robot)
+        bounds.u_lim = np.array([np.inf if j in where else u for j, u in zip(robot.actuated, bounds.u_lim)])
+
+    def add_variables(self, ctx):
+        exprs = {}
+        for group in ctx.problem.design:
+            b = group.bounds
+            z = ctx.builder.var(f"gear_{group.name}", (1, 1), b.min / b.guess - 1.0, b.max / b.guess - 1.0)
+            ctx.globals[f"gear_{group.name}"] = z
+            exprs[group.name] = b.guess * (1.0 + z.sym)
+        where = designed_joints(ctx.problem, ctx.robot)
+        ctx.gears = [exprs[where[j]] if j in where else g for j, g in zip(ctx.robot.actuated, ctx.gears)]
+
+
+# cost terms that integrate |τ q̇| and so need the power split
+ABS_POWER_COSTS = frozenset({"specific_resistance", "abs_power"})
+
+
+class PowerSplit(Constraint):
+    """PowerSplit: at every point of the rule's quadrature, each actuated joint's power is
+    split as τ q̇ = P⁺ − P⁻ [W] with slack variables P⁺, P⁻ ≥ 0; a cost that minimises P⁺ + P⁻
+    makes it |τ q̇| at the optimum without abs() (nonsmooth). Active when the cost has an
+    absolute-power term."""
+
+    term = "power_split"
+    where = ("cycle",)
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return any(name in ABS_POWER_COSTS for name in problem.cost)
+
+    def add_cycle(self, ctx):
+        nu, act, B = len(ctx.robot.actuated), ctx.robot.actuated_index, ctx.builder
+        for p, pv in enumerate(ctx.phases):
+            for _, q, v, a, tau, f, key in ctx.rule.quadrature(pv, p):
+                pos = B.var(f"Ppos_{key}", (nu, 1), 0.0, np.inf)
+                neg = B.var(f"Pneg_{key}", (nu, 1), 0.0, np.inf)
+                B.con(self.term, pv.name, tau * v[act] - (pos.sym - neg.sym))
+                ctx.slacks[key] = (pos, neg)

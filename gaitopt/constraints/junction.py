@@ -1,0 +1,178 @@
+"""Phase junctions and the cycle wrap: continuity, the impact map, periodicity, speed."""
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from ..cycle import cycle_shift, mirror_coordinates, mirror_force_variables, mirror_torques
+from .base import Constraint
+from .contact import foot_forces, friction_rows
+
+
+def incoming(ctx, p) -> tuple:
+    """(q, v, τ, f, active) at the end of the phase before phase p. For p = 0, the last phase's
+    end seen from the start of the next cycle part: mirrored for a half cycle, and the base
+    moved back by the distance covered (`gaitopt.cycle`)."""
+    prev = ctx.phases[p - 1]
+    q, v, u, f = prev.q.sym[:, -1], prev.v.sym[:, -1], prev.tau.sym[:, -1], prev.f.sym[:, -1]
+    active = prev.active
+    if p == 0:
+        if ctx.half:
+            q, v = mirror_coordinates(ctx.robot, q), mirror_coordinates(ctx.robot, v)
+            u = mirror_torques(ctx.robot, u)
+            f, active = mirror_force_variables(ctx.robot, f, active, ctx.comp)
+        q = q - ca.DM(cycle_shift(ctx.robot.coordinates, ctx.problem.slope)) * ctx.distance
+    return q, v, u, f, active
+
+
+def _term(p: int) -> str:
+    return "periodicity" if p == 0 else "junction"
+
+
+class StateContinuity(Constraint):
+    """Periodicity / junction: q at a phase's first knot equals q at the previous phase's last
+    knot [rad or m]; at the cycle wrap the first phase starts where the last ends, mirrored for
+    a half cycle and with the base advanced by the stride (base_z by stride·tan(slope))."""
+
+    term = "junction"
+    where = ("junction",)
+
+    def add_junction(self, ctx, p):
+        q_end = incoming(ctx, p)[0]
+        ctx.builder.con(_term(p), ctx.phases[p].name, ctx.phases[p].q.sym[:, 0] - q_end)
+
+
+class TorqueContinuity(Constraint):
+    """Junction torques [N·m]: continuous where the contact set does not change (or wherever a
+    torque-rate bound forbids jumps). At a touchdown or lift-off the rigid model lets them jump
+    (load moves to the new contact in an instant; imposing continuity there forced one-interval
+    ramps whose slope grew as 1/h); there the rule's torque-mode rows apply instead."""
+
+    term = "junction"
+    where = ("junction",)
+
+    def add_junction(self, ctx, p):
+        cur = ctx.phases[p]
+        if not ctx.schedule.contact_event(p) or ctx.problem.constraints.torque_rate is not None:
+            ctx.builder.con(_term(p), cur.name, cur.tau.sym[:, 0] - incoming(ctx, p)[2])
+            return
+        for row in ctx.rule.torque_mode_rows(cur):
+            ctx.builder.con("collocation", cur.name, row)
+
+
+def _impact_here(ctx, p) -> bool:
+    return bool(ctx.schedule.touchdowns(p)) and ctx.problem.constraints.touchdown == "impact"
+
+
+class ImpactMap(Constraint):
+    """ImpactMap: an inelastic impact where points touch down, M(q)(v⁺ − v⁻) = Σ J_cᵀ Λ_c
+    [N·m·s] over the points in contact after touchdown, with impulse variables Λ [N·s] inside
+    the friction cone (term impact_friction). constraints.touchdown: impact."""
+
+    term = "impact"
+    where = ("junction",)
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return problem.constraints.touchdown == "impact"
+
+    def add_junction(self, ctx, p):
+        if not _impact_here(ctx, p):
+            return
+        cur, dim, B = ctx.phases[p], ctx.dim, ctx.builder
+        mask = ctx.internal_mask(cur.active)[:, None]
+        lam = B.var(f"impulse_{cur.name}", (dim * len(cur.active), 1),
+                    np.where(mask, 0.0, -np.inf), np.where(mask, 0.0, np.inf))
+        ctx.impulses[cur.name] = lam
+        q0 = cur.q.sym[:, 0]
+        J = ctx.dynamics.contact_jacobian(q0)
+        names = ctx.contact_names
+        JT = ca.SX.zeros(ctx.robot.nv, 1)
+        for i, cname in enumerate(cur.active):
+            ci = names.index(cname)
+            for j, ax in enumerate(ctx.comp):
+                JT += J[3 * ci + ax, :].T * lam.sym[dim * i + j]
+        dv = cur.v.sym[:, 0] - incoming(ctx, p)[1]
+        B.con(self.term, cur.name, ctx.dynamics.mass_matrix(q0) @ dv + ctx.rotor_correction(dv) - JT)
+        for fvecs in foot_forces(ctx, lam.sym, cur.active):
+            B.con("impact_friction", cur.name, friction_rows(ctx, fvecs), 0.0, np.inf)
+
+
+class VelocityContinuity(Constraint):
+    """Junction velocities [rad/s or m/s]: v continuous across every junction without an impact
+    (at a soft touchdown the touching points then arrive at rest through the phase's first-knot
+    contact rows)."""
+
+    term = "junction"
+    where = ("junction",)
+
+    def add_junction(self, ctx, p):
+        if _impact_here(ctx, p):
+            return
+        ctx.builder.con(_term(p), ctx.phases[p].name, ctx.phases[p].v.sym[:, 0] - incoming(ctx, p)[1])
+
+
+class ForceContinuity(Constraint):
+    """Junction forces [N]: where no point touches down or lifts off, the forces of points that
+    stay in contact are continuous. On a sagittal flat foot the split of the tangential force
+    between its points is arbitrary (see `Context.internal_mask`), so there the foot's total
+    tangential force is continuous instead."""
+
+    term = "junction"
+    where = ("junction",)
+
+    def add_junction(self, ctx, p):
+        if ctx.schedule.contact_event(p):
+            return
+        cur, dim = ctx.phases[p], ctx.dim
+        _, _, _, f_end, prev_active = incoming(ctx, p)
+        old_feet = ctx.feet_of(prev_active)
+        for foot, idx in ctx.feet_of(cur.active).items():
+            held = [i for i in idx if cur.active[i] in prev_active]
+            if not held:
+                continue
+            for i in held:
+                j = prev_active.index(cur.active[i])
+                axes = range(1, dim) if ctx.sagittal else range(dim)
+                ctx.builder.con(_term(p), cur.name,
+                                ca.vertcat(*[cur.f.sym[dim * i + a, 0] - f_end[dim * j + a] for a in axes]))
+            if ctx.sagittal:
+                ctx.builder.con(_term(p), cur.name, sum(cur.f.sym[dim * i, 0] for i in held)
+                                - sum(f_end[dim * j] for j in old_feet.get(foot, [])))
+
+
+class CycleGauge(Constraint):
+    """The free directions of a periodic gait pinned: base_x = 0 at the first knot (and, for a
+    full 3-D cycle, base_y = 0 and base_yaw = 0), as bounds."""
+
+    term = "periodicity"
+    where = ("cycle",)
+
+    def add_cycle(self, ctx):
+        robot = ctx.robot
+        first_q = ctx.phases[0].q.index[:, 0]
+        pins = {"base_x": 0.0}
+        if robot.base == "3d" and not ctx.half:
+            pins.update(base_y=0.0, base_yaw=0.0)
+        for cname, val in pins.items():
+            if cname in robot.base_coordinates:
+                ctx.builder.tighten(first_q[robot.index(cname)], val, val)
+
+
+class Speed(Constraint):
+    """Speed: stride / period = speed [m/s] (problem `speed`: fixed, or a band as two rows ≥ 0)."""
+
+    term = "speed"
+    where = ("cycle",)
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return problem.speed is not None
+
+    def add_cycle(self, ctx):
+        speed = ctx.problem.speed
+        if speed.fixed:
+            ctx.builder.con(self.term, "cycle", ctx.stride - speed.min * ctx.period)
+        else:
+            ctx.builder.con(self.term, "cycle", ca.vertcat(ctx.stride - speed.min * ctx.period,
+                                                           speed.max * ctx.period - ctx.stride), 0.0, np.inf)

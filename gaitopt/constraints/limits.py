@@ -1,0 +1,201 @@
+"""Joint, base and actuator limits: variable bounds and rows at the collocation points."""
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from ..actuation import designed_joints, motor_voltage
+from .base import Constraint
+
+
+class JointLimits(Constraint):
+    """JointLimits: q_lower ≤ q ≤ q_upper for every joint coordinate [rad or m] (URDF /
+    robot.yaml), as bounds on the q variables. Switch: constraints.joint_limits."""
+
+    term = "joint_limits"
+    where = ("bounds", "phase")
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return problem.constraints.joint_limits
+
+    def bound(self, ctx, bounds):
+        nb = len(ctx.robot.base_coordinates)
+        bounds.q_lb[nb:], bounds.q_ub[nb:] = ctx.robot.lower[nb:], ctx.robot.upper[nb:]
+
+    def add_phase(self, ctx, p):
+        nb = len(ctx.robot.base_coordinates)
+        ctx.builder.bound(self.term, ctx.phases[p].name, ctx.phases[p].q.index[nb:, :])
+
+
+class BaseAttitudeLimit(Constraint):
+    """BaseAttitudeLimit: |base pitch|, |base roll| ≤ constraints.base_pitch_limit [rad], as
+    bounds (keeps the Euler angles away from their singularity)."""
+
+    term = "base_attitude"
+    where = ("bounds",)
+
+    def bound(self, ctx, bounds):
+        limit = ctx.problem.constraints.base_pitch_limit
+        for c in ("base_pitch", "base_roll"):
+            if c in ctx.robot.base_coordinates:
+                i = ctx.robot.index(c)
+                bounds.q_lb[i], bounds.q_ub[i] = -limit, limit
+
+
+class BaseAboveGround(Constraint):
+    """BaseAboveGround: base_z ≥ 0 [m] on flat ground (a loose −10 m on a slope, where the
+    ground height varies along x), as a bound."""
+
+    term = "base_above_ground"
+    where = ("bounds",)
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return "base_z" in robot.base_coordinates
+
+    def bound(self, ctx, bounds):
+        bounds.q_lb[ctx.robot.index("base_z")] = -10.0 if ctx.problem.slope != 0 else 0.0
+
+
+class VelocityLimits(Constraint):
+    """VelocityLimits: |q̇_j| ≤ q̇_max,j [rad/s] for every joint (URDF / robot.yaml), as bounds
+    on the v variables. Switch: constraints.velocity_limits."""
+
+    term = "velocity_limits"
+    where = ("bounds", "phase")
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return problem.constraints.velocity_limits
+
+    def bound(self, ctx, bounds):
+        vl = ctx.robot.velocity_limit.copy()
+        vl[:len(ctx.robot.base_coordinates)] = np.inf
+        bounds.v_lb, bounds.v_ub = -vl, vl
+
+    def add_phase(self, ctx, p):
+        ctx.builder.bound(self.term, ctx.phases[p].name, ctx.phases[p].v.index)
+
+
+class TorqueLimits(Constraint):
+    """TorqueLimits: |τ_j| ≤ τ_max,j [N·m], the URDF effort limit (a zero effort means "not
+    given"), as bounds on the τ variables. Switch: constraints.effort_limits."""
+
+    term = "torque_limits"
+    where = ("bounds", "phase")
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return problem.constraints.effort_limits
+
+    def bound(self, ctx, bounds):
+        effort = ctx.robot.effort_limit[ctx.robot.actuated_index]
+        bounds.u_lim = np.minimum(bounds.u_lim, np.where(effort > 0, effort, np.inf))
+
+    def add_phase(self, ctx, p):
+        for blk in ctx.phases[p].all_of("tau"):
+            ctx.builder.bound(self.term, ctx.phases[p].name, blk.index)
+
+
+class CurrentLimit(Constraint):
+    """CurrentLimit: |τ| ≤ η·G·K·I_max [N·m] (motor current within its limit). For a fixed gear
+    a bound on τ; for a co-designed gear G (a variable) the rows G ∓ τ/(η K I_max) ≥ 0, scaled
+    by the guess of G, at every kinematic collocation point. Switch: constraints.current_limit."""
+
+    term = "current_limit"
+    where = ("bounds", "phase", "point")
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return problem.constraints.current_limit
+
+    def bound(self, ctx, bounds):
+        designed = designed_joints(ctx.problem, ctx.robot)
+        limit = np.array([np.inf if j in designed else a.torque_limit
+                          for j, a in zip(ctx.robot.actuated, ctx.actuators)])
+        bounds.u_lim = np.minimum(bounds.u_lim, np.where(limit > 0, limit, np.inf))
+
+    def add_phase(self, ctx, p):
+        for blk in ctx.phases[p].all_of("tau"):
+            ctx.builder.bound(self.term, ctx.phases[p].name, blk.index)
+
+    def add_point(self, ctx, p, point):
+        if not point.kinematic:
+            return
+        for d in ctx.problem.design:
+            for j in d.joints:
+                i = ctx.robot.actuated.index(j)
+                a = ctx.actuators[i]
+                i_scaled = point.tau[i] / (a.gear_efficiency * a.torque_constant * a.current_limit)
+                rows = ca.vertcat(ctx.gears[i] - i_scaled, ctx.gears[i] + i_scaled) / d.bounds.guess
+                ctx.builder.con(self.term, ctx.phases[p].name, rows, 0.0, np.inf)
+
+
+class _ActuatorEnvelope(Constraint):
+    """A row ratio ∈ [−1, 1] per actuated joint at every kinematic collocation point."""
+
+    where = ("point",)
+
+    def ratio(self, actuator, tau, qd, gear):
+        """The joint's row (dimensionless), or None where the joint has no such limit."""
+        raise NotImplementedError
+
+    def add_point(self, ctx, p, point):
+        if not point.kinematic:
+            return
+        qd = point.v[ctx.robot.actuated_index]
+        for i, act in enumerate(ctx.actuators):
+            row = self.ratio(act, point.tau[i], qd[i], ctx.gears[i])
+            if row is not None:
+                ctx.builder.con(self.term, ctx.phases[p].name, row, -1.0, 1.0)
+
+
+class TorqueSpeedLimit(_ActuatorEnvelope):
+    """TorqueSpeedLimit: |R·i + K·ω_m| ≤ V, the motor's terminal voltage within its supply, with
+    i = τ/(η G K) [A] and ω_m = G q̇ [rad/s]; rows (R·i + K·ω_m)/V ∈ [−1, 1] at every kinematic
+    collocation point. Switch: constraints.torque_speed."""
+
+    term = "torque_speed"
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return problem.constraints.torque_speed
+
+    def ratio(self, actuator, tau, qd, gear):
+        return motor_voltage(actuator, tau, qd, gear) / actuator.voltage
+
+
+class PowerLimit(_ActuatorEnvelope):
+    """PowerLimit: |τ q̇| ≤ P_rated [W] per joint with a rated power, rows τ q̇ / P_rated ∈
+    [−1, 1] at every kinematic collocation point. Switch: constraints.power_limit."""
+
+    term = "power_limit"
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return problem.constraints.power_limit
+
+    def ratio(self, actuator, tau, qd, gear):
+        return tau * qd / actuator.rated_power if np.isfinite(actuator.rated_power) else None
+
+
+class TorqueRateLimit(Constraint):
+    """TorqueRateLimit: |dτ/dt| ≤ constraints.torque_rate [N·m/s] on the rule's torque
+    interpolant, as rows h·dτ/dt ∓ rate·h ≤ 0 at both ends of every interval (Hermite–Simpson:
+    the quadratic's slope is largest at an end)."""
+
+    term = "torque_rate"
+    where = ("interval",)
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return problem.constraints.torque_rate is not None
+
+    def add_intervals(self, ctx, p):
+        pv = ctx.phases[p]
+        rate = ctx.problem.constraints.torque_rate
+        h = pv.duration / pv.n_intervals
+        for k in range(pv.n_intervals):
+            for du in ctx.rule.torque_rate_ends(pv, k):
+                ctx.builder.con(self.term, pv.name, ca.vertcat(du - rate * h, -du - rate * h), -np.inf, 0.0)

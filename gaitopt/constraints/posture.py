@@ -1,0 +1,88 @@
+"""Posture: base height band and footholds relative to the base."""
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from ..errors import InputError
+from .base import Constraint
+
+
+class BaseHeight(Constraint):
+    """BaseHeight: base origin height above the terrain below it, z − x·tan(slope) ∈
+    [min, max] [m] (constraints.base_height), at every kinematic collocation point."""
+
+    term = "base_height"
+    where = ("point",)
+
+    @classmethod
+    def applies(cls, problem, robot):
+        if problem.constraints.base_height is None:
+            return False
+        if "base_z" not in robot.base_coordinates:
+            raise InputError("needs a floating base (sagittal or 3d)", file=problem.source,
+                             field="constraints.base_height")
+        return True
+
+    def add_point(self, ctx, p, point):
+        if not point.kinematic:
+            return
+        band, robot = ctx.problem.constraints.base_height, ctx.robot
+        z_base = point.q[robot.index("base_z")] - ctx.terrain.tan_slope * point.q[robot.index("base_x")]
+        ctx.builder.con(self.term, ctx.phases[p].name, z_base, band.min, band.max)
+
+
+def foothold_targets(robot, footholds: dict, source) -> dict:
+    """Foot → (x[, y]) target [m] of its touchdown point relative to the base origin: the given
+    feet, and their mirror partners with y mirrored."""
+    field_ = "constraints.footholds"
+    if footholds and "base_x" not in robot.base_coordinates:
+        raise InputError("needs a floating base (sagittal or 3d)", file=source, field=field_)
+    dims = 1 if robot.base == "sagittal" else 2
+    out = {}
+    for foot, xy in footholds.items():
+        if foot not in robot.feet:
+            raise InputError(f"unknown foot {foot!r}", file=source, field=field_, allowed=sorted(robot.feet))
+        if len(xy) != dims:
+            raise InputError(f"{foot}: expected {'[x]' if dims == 1 else '[x, y]'} on a {robot.base} robot, "
+                             f"got {list(xy)}", file=source, field=field_)
+        out[foot] = np.array(xy)
+        partner = robot.mirror.foot_pairs.get(foot) if robot.mirror is not None else None
+        if partner is not None and partner not in footholds:
+            out[partner] = np.array(xy) * ([1.0] if dims == 1 else [1.0, -1.0])
+    return out
+
+
+class Foothold(Constraint):
+    """Foothold: where a foot touches down, its first touching point sits at the given (x[, y])
+    [m] relative to the base origin (constraints.footholds; a mirror partner not listed gets
+    the mirrored target)."""
+
+    term = "foothold"
+    where = ("bounds", "point")
+
+    def __init__(self):
+        self.targets = {}
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return bool(problem.constraints.footholds)
+
+    def bound(self, ctx, bounds):
+        # validated once, before any row exists
+        self.targets = foothold_targets(ctx.robot, ctx.problem.constraints.footholds, ctx.problem.source)
+
+    def add_point(self, ctx, p, point):
+        if not point.kinematic or point.progress != 0:
+            return
+        names, robot = ctx.contact_names, ctx.robot
+        landing = {}  # the first point of each foot that lands here (the heel in a heel strike)
+        for cname in ctx.schedule.touchdowns(p):
+            landing.setdefault(robot.contact(cname).foot, names.index(cname))
+        pos, _ = point.contact_kinematics(ctx.dynamics)
+        for foot, ci in landing.items():
+            if foot in self.targets:
+                target = self.targets[foot]
+                base = [point.q[robot.index(c)] for c in ("base_x", "base_y")[:len(target)]]
+                rel = ca.vertcat(*[pos[ax, ci] - base[ax] for ax in range(len(target))])
+                ctx.builder.con(self.term, ctx.phases[p].name, rel - ca.DM(target))

@@ -1,0 +1,167 @@
+"""The NLP under construction: decision-variable blocks, constraint rows, and the layout that
+reads a solution vector back.
+
+Every constraint component adds its rows through `NlpBuilder.con` under its own term name and
+a phase name, so `Result.violations()` can report each term per phase; variable bounds that a
+term owns are registered with `NlpBuilder.bound` for the same report.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import casadi as ca
+import numpy as np
+
+
+@dataclass
+class Block:
+    """A named block of decision variables: SX matrix `sym` at offsets `index` into x (same
+    shape, column-major like CasADi)."""
+
+    sym: ca.SX
+    index: np.ndarray
+
+
+class NlpBuilder:
+    """Collects variables (with bounds) and constraint rows lb ≤ g ≤ ub, each row tagged with
+    (term, phase)."""
+
+    def __init__(self):
+        self.syms, self.lb, self.ub = [], [], []
+        self.n = 0
+        self.g, self.lbg, self.ubg, self.rows = [], [], [], []
+        self.ng = 0
+        self.bound_rows = []
+
+    def var(self, name: str, shape, lb=-np.inf, ub=np.inf) -> Block:
+        """A new (rows, cols) block of variables named `name`; lb, ub broadcast to its shape."""
+        rows, cols = shape
+        sym = ca.SX.sym(name, rows, cols)
+        size = rows * cols
+        idx = np.arange(self.n, self.n + size).reshape((cols, rows)).T  # column-major like casadi
+        self.syms.append(ca.vec(sym))
+        self.lb.append(np.broadcast_to(np.asarray(lb, float), (rows, cols)).T.ravel().copy())
+        self.ub.append(np.broadcast_to(np.asarray(ub, float), (rows, cols)).T.ravel().copy())
+        self.n += size
+        return Block(sym, idx)
+
+    def bound(self, term: str, phase: str, index: np.ndarray) -> None:
+        """Report the variable bounds at `index` as term `term` of `phase` in violations()."""
+        self.bound_rows.append((term, phase, np.asarray(index).ravel()))
+
+    def tighten(self, index, lb=None, ub=None) -> None:
+        """Intersect the bounds of existing variables at `index` with [lb, ub]."""
+        lbs, ubs = np.concatenate(self.lb), np.concatenate(self.ub)
+        index = np.asarray(index).ravel()
+        if lb is not None:
+            lbs[index] = np.maximum(lbs[index], lb)
+        if ub is not None:
+            ubs[index] = np.minimum(ubs[index], ub)
+        self.lb, self.ub = [lbs], [ubs]
+
+    def con(self, term: str, phase: str, expr, lb=0.0, ub=0.0) -> None:
+        """Rows lb ≤ expr ≤ ub (expr vectorised; lb, ub broadcast), tagged (term, phase)."""
+        expr = ca.vec(ca.SX(expr)) if not isinstance(expr, ca.SX) else ca.vec(expr)
+        m = expr.numel()
+        if m == 0:
+            return
+        self.g.append(expr)
+        self.lbg.append(np.broadcast_to(np.asarray(lb, float), (m,)).copy())
+        self.ubg.append(np.broadcast_to(np.asarray(ub, float), (m,)).copy())
+        self.rows.append((term, phase, self.ng, self.ng + m))
+        self.ng += m
+
+    def nlp(self, cost) -> tuple:
+        """({"x", "f", "g"}, lbx, ubx, lbg, ubg) of everything added."""
+        x = ca.vertcat(*self.syms)
+        g = ca.vertcat(*self.g) if self.g else ca.SX(0, 1)
+        empty = np.zeros(0)
+        return ({"x": x, "f": cost, "g": g}, np.concatenate(self.lb), np.concatenate(self.ub),
+                np.concatenate(self.lbg) if self.lbg else empty, np.concatenate(self.ubg) if self.ubg else empty)
+
+
+@dataclass
+class PhaseVars:
+    """Variables of one phase (matrices are dimension × knots or × intervals).
+
+    q, v (nv × K+1) and τ (nu × K+1) at the knots; a and f ((dim·n_active) rows) per interval
+    or per knot, as the collocation rule decides; `interval`: the rule's own variables of each
+    interval (name → Block with K columns; Hermite–Simpson: q, v, a, τ, f at the midpoints;
+    trapezoidal: the midpoint state q, v); duration [s] (a variable or a number); active: the
+    contact points in contact, in order.
+    """
+
+    name: str
+    q: Block
+    v: Block
+    a: Block
+    tau: Block
+    f: Block
+    interval: dict
+    duration: object
+    active: tuple
+
+    @property
+    def n_intervals(self) -> int:
+        """Number of intervals K (the phase has K + 1 knots)."""
+        return self.q.sym.shape[1] - 1
+
+    def all_of(self, key: str) -> list:
+        """The blocks of variable `key` (q, v, a, tau, f): at the knots, and at the interval
+        midpoints where the rule has such variables."""
+        return [getattr(self, key)] + ([self.interval[key]] if key in self.interval else [])
+
+    def blocks(self) -> dict:
+        """name → Block of every variable block of the phase (interval blocks as 'mid_<name>')."""
+        out = {"q": self.q, "v": self.v, "a": self.a, "tau": self.tau, "f": self.f}
+        out.update({f"mid_{k}": b for k, b in self.interval.items()})
+        return out
+
+
+@dataclass(frozen=True)
+class Point:
+    """A collocation point of a phase: where path constraints are imposed.
+
+    q, v (nv,), a (nv,) or None, τ (nu,), f (dim·n_active,) or None; progress: knot index k,
+    or k + ½ at an interval midpoint; kinematic: the state's constraints hold here (contact,
+    clearance, limits, actuator envelope); dynamic: the equations of motion and friction hold
+    here. `phase_start` is the phase's first point (its kinematics are shared)."""
+
+    q: object
+    v: object
+    a: object
+    tau: object
+    f: object
+    progress: float
+    kinematic: bool
+    dynamic: bool
+    phase_start: "Point | None" = None
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def contact_kinematics(self, dynamics):
+        """(positions (3, nc), velocities (3, nc)) of every contact point at this point, world
+        frame; built once per point and shared by every term that needs them."""
+        if "kin" not in self._cache:
+            a = self.a if self.a is not None else ca.SX.zeros(self.v.shape[0], 1)
+            pos, vel, _ = dynamics.contact_kinematics(self.q, self.v, a)
+            self._cache["kin"] = (pos, vel)
+        return self._cache["kin"]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where every variable block sits in x (index arrays only: no symbols, so a Result that
+    carries it pickles and reloads without CasADi expressions).
+
+    globals: name → index array (stride, phase durations T_<phase>, gear_<group>, …);
+    phases: per phase, block name → index array (see PhaseVars.blocks); impulses: phase name →
+    index array of its touchdown impulse; slacks: name → index array."""
+
+    globals: dict
+    phases: tuple
+    impulses: dict
+    slacks: dict
+
+    def value(self, x, name: str) -> np.ndarray:
+        """The values of global block `name` in solution vector x."""
+        return np.asarray(x)[self.globals[name]]
