@@ -2,6 +2,7 @@
 
     python bench/solve.py [--factors 1 2 4] [--problems problems/a.yaml ...] [--json out.json]
                           [--codegen [--cache DIR]] [--starts N]
+    python bench/solve.py --markdown [--problems ...] [--cache DIR]
 
 Columns: NLP variables, iterations, status, cost (the convergence record), setup (transcription + IPOPT set-up), solve wall time,
 time in function/derivative evaluations vs inside IPOPT, time per iteration, and the
@@ -25,6 +26,10 @@ iteration count on the biped walks is sensitive to such changes (measured at 1×
 least-squares multiplier estimate at cold starts, 40–95 and 56–74 before the MUMPS pivot
 threshold of gaitopt.solver), so one run is a sample, not a figure. The iterations
 column then reads "median (min–max)"; the other columns are the first run's.
+
+--markdown prints docs/speed.md's table instead: every problem at 1× knots, solved inline and
+then with `solver.codegen: true` (compiled first, so its setup is the cached case): setup s,
+solve s and iterations as "inline / codegen", and the inline run's KKT factorisations.
 """
 from __future__ import annotations
 
@@ -71,6 +76,23 @@ def solve_logged(p) -> tuple:
         os.remove(journal)
 
 
+def markdown_table(files: list) -> None:
+    """docs/speed.md's table: each problem at 1× knots, inline / codegen."""
+    print("| problem | setup s | solve s | iterations | factorisations |")
+    print("|---|---|---|---|---|")
+    for f in files:
+        inline = go.load_problem(f)
+        cg = inline.replace(solver=dataclasses.replace(inline.solver, codegen=True))
+        dyn = SymbolicDynamics.of_robot(robot_of(cg), compiler=compiled)
+        dyn.inverse_dynamics, dyn.contact_kinematics  # compiled now, or found in the cache
+        (ri, la), (rc, _) = solve_logged(inline), solve_logged(cg)
+        si, sc = ri.stats, rc.stats
+        setup = [s["build_time_s"] + s["setup_time_s"] for s in (si, sc)]
+        print(f"| {f.stem} | {setup[0]:.2f} / {setup[1]:.2f} | {si['solve_time_s']:.2f} / "
+              f"{sc['solve_time_s']:.2f} | {si['iterations']} / {sc['iterations']} | "
+              f"{la['factorizations']} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--factors", type=float, nargs="+", default=[1, 2, 4])
@@ -79,10 +101,15 @@ def main() -> None:
     ap.add_argument("--codegen", action="store_true", help="compiled rigid-body functions (solver.codegen)")
     ap.add_argument("--cache", default=None, help="code generation cache directory ($GAITOPT_CACHE)")
     ap.add_argument("--starts", type=int, default=1, help="solves per case with perturbed bound_push")
+    ap.add_argument("--markdown", action="store_true",
+                    help="print docs/speed.md's table (1× knots, inline / codegen) instead")
     args = ap.parse_args()
     if args.cache:
         os.environ["GAITOPT_CACHE"] = args.cache
     files = [Path(p) for p in args.problems] if args.problems else shipped_problems()
+    if args.markdown:
+        markdown_table(files)
+        return
     rows = []
     print("| problem | knots× | compile s | variables | constraints | iterations | status | cost | setup s | solve s | in evaluations s | in IPOPT s | ms / iteration | per-iteration ratio | factorisations | refinements | factor MB | ms / factorisation | per-factorisation ratio |")
     print("|" + "---|" * 19)

@@ -1,5 +1,5 @@
 """Replay every shipped problem in MuJoCo (gaitopt.verify, 2 cycles) at × 0.5 and × 1 knots
-and print the README's verification table. Needs the `sim` extra (mujoco).
+and print docs/verification.md's table. Needs the `sim` extra (mujoco).
 
     python bench/verify.py [--scales 0.5 1] [--cycles 2]
 """

@@ -28,8 +28,8 @@ HERE = Path(__file__).resolve().parent
 URDF = HERE / "titan8.urdf"
 
 # ---- design data (README.md, "Numbers and where they come from") -------------------------
-TOTAL_MASS = 22.0                  # kg, titan8.yaml mass.total_kg
-SHANK_FOOT_MASS = 2.0 / 4          # kg per leg, titan8.yaml mass.shank_and_feet_total_kg / 4
+TOTAL_MASS = 22.0                  # kg, Endo, Arikawa, Hirose, ICRA 2011, Sec. II-B
+SHANK_FOOT_MASS = 2.0 / 4          # kg per leg, ICRA 2011 footnote 2: 2.0 kg for all four
 HIP_UNIT_MASS = 1.5                # kg per leg: J1 turret carrying the J2/J3 drives (estimate)
 THIGH_MASS = 0.8                   # kg per leg (estimate)
 BODY_MASS = TOTAL_MASS - 4 * (HIP_UNIT_MASS + THIGH_MASS + SHANK_FOOT_MASS)   # 10.8 kg
@@ -48,7 +48,7 @@ LEGS = {  # name: (x sign, y sign)
     "FL": (1, 1), "FR": (1, -1), "HL": (-1, 1), "HR": (-1, -1),
 }
 
-# Joint limits [rad] and TITAN-VIII Table I tau_max [N·m] (titan8.yaml servo_parameters).
+# Joint limits [rad] and TITAN-VIII Table I tau_max [N·m] (Endo, Arikawa, Hirose, ICRA 2011).
 LIMITS = {"hip": (-1.0, 1.0), "thigh": (-1.2, 1.2), "knee": (-1.2, 1.4)}
 TAU_MAX = {"hip": 32.3, "thigh": 40.2, "knee": 25.7}
 
