@@ -143,7 +143,7 @@ class Trapezoidal(CollocationRule):
         v is exact (v is linear); q differs from the quadratic's midpoint value by h² a / 8,
         a second-order error like the rule's own. The exact value would put a and the phase
         duration into every inverse-dynamics Hessian block (slower iterations for a negligible
-        change in cost: docs/transcription.md)."""
+        change in cost: docs/modelling.md)."""
         return 0.5 * (q0 + q1), 0.5 * (v0 + v1)
 
     @staticmethod

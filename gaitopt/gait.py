@@ -50,15 +50,11 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
     if not warm:
         # Constraint multipliers start at zero. IPOPT's default takes the least-squares estimate
         # at x0 unless it exceeds 1000; far from the optimum that estimate is noise, and IPOPT's
-        # first steps spent refactorising to correct the Hessian it made indefinite (heel–toe walk
-        # at 1× knots: 51 iterations and 85 factorisations, 29 from zero multipliers, same
-        # optimum). At 2× and 4× knots the estimate exceeded 1000 and was dropped anyway: there
-        # the iterations are the same as before.
+        # first steps spent refactorising to correct the Hessian it made indefinite (docs/speed.md).
         opts["constr_mult_init_max"] = 0.0
     else:
         # Start near the given point: a small barrier parameter and little push away from the
-        # bounds, else IPOPT's first steps leave the warm start (measured: the ε-optimal gait
-        # warm-started from the Joule gait ends 12 % worse with IPOPT's defaults).
+        # bounds, else IPOPT's first steps leave the warm start (docs/speed.md).
         opts.update({"mu_init": 1e-5, "bound_push": 1e-6, "bound_frac": 1e-6})
     bad = check_ipopt_options(s.options)
     if bad:

@@ -212,7 +212,7 @@ def automatic_guess(tr) -> np.ndarray:
     # Torques and forces knot by knot (_ForceSplit), each knot's forces pulled towards the
     # previous knot's, strongly across every phase junction (the NLP asks for force continuity
     # only where no point touches down or lifts off; a smooth start serves the others too, and
-    # every measured iteration count was taken with it). Points that lift off at the end of a
+    # the iteration counts in docs/ were measured with it). Points that lift off at the end of a
     # phase while others stay are unloaded towards it (weight growing as s²), so that the points
     # that stay carry the whole load at the junction. The
     # second sweep starts from the first sweep's last knot (mirrored for a half cycle), for the

@@ -80,9 +80,7 @@ def torque_rate_squared(ctx):
     Trapezoidal (τ linear): Σ_k |τ_k+1 − τ_k|² / h. Hermite–Simpson (τ quadratic through τ_k,
     τ_m, τ_k+1, so dτ/ds = A + B s on s ∈ [0, 1] with A = −3τ_k + 4τ_m − τ_k+1 and
     B = 4(τ_k − 2τ_m + τ_k+1)): Σ_k (|A|² + A·B + |B|²/3) / h. Counting the knots only there
-    left the midpoint torques free: titan8's crawl then oscillated within each interval, and
-    its abs power, collocated at knots and midpoints, read 0.34 W where the interpolant's own
-    power averaged 1.06 W (measured)."""
+    left the midpoint torques free to oscillate within each interval (docs/modelling.md)."""
     total = 0
     for pv in ctx.phases:
         h = pv.duration / pv.n_intervals

@@ -85,7 +85,7 @@ class Transcription:
         phase's knots), each impulse and each power slack pair member is scaled by its largest
         magnitude in x0, at least `floor`. Accelerations (10²) and forces (10²–10³) otherwise
         sit next to angles (10⁰) and durations (10⁻¹) in one KKT system: IPOPT then needs large
-        Hessian regularisation and creeps on fine grids (docs/transcription.md).
+        Hessian regularisation and creeps on fine grids (docs/modelling.md).
         """
         x0 = np.abs(np.asarray(x0, float))
         scale = np.ones_like(x0)
