@@ -43,7 +43,15 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .codesign import with_design
+from .dynamics import GRAVITY
 from .errors import InputError
+from .export import read_trajectory_csv, save
+from .gait import solve
+from .motors import load_motors
+from .problem import load_problem
+from .robot import robot_of
+from .trajectory import PhaseTrajectory, Trajectory
 from .yamlio import Fields, load_yaml
 
 STUDY_KEYS = ("description", "problem", "overrides", "scale_knots", "groups", "motors", "gear_efficiency",
@@ -163,9 +171,6 @@ def _joints_of(study: Study, target: str | None, robot, key: str) -> list:
 def build_cases(study: Study) -> tuple[list, object]:
     """Every case of the study with its Problem and actuators, checked before anything is
     solved (a bad value raises InputError naming the parameter). Returns (cases, base robot)."""
-    from .gait import robot_of
-    from .motors import load_motors
-    from .problem import load_problem
 
     base = load_problem(study.problem, dict(study.overrides))
     robot = robot_of(base)
@@ -222,7 +227,6 @@ def case_metrics(result) -> dict:
     Per joint: peak_torque [N·m], peak_speed [rad/s], peak_current [A] = max |τ|/(η G K) (what the
     current limit bounds), peak_power [W] = max |τ q̇|, peak_voltage [V] = max |R i_η + K G q̇|.
     """
-    from .dynamics import GRAVITY
     robot, traj = result.robot, result.trajectory
     acts = [robot.actuators[j] for j in traj.actuated]
     R = np.array([a.resistance for a in acts])
@@ -271,8 +275,6 @@ def _columns(study: Study, robot) -> list:
 def warm_start_from_csv(path: str | Path):
     """A warm-start source (has .trajectory and .impulses, as `gaitopt.solve` reads them) from a
     saved trajectory.csv: knot values per phase, trapezoidal interpolation, no impulses."""
-    from .export import read_trajectory_csv
-    from .trajectory import PhaseTrajectory, Trajectory
 
     meta, data = read_trajectory_csv(path)
     names = list(data)
@@ -313,8 +315,6 @@ def run_case(case: Case, outdir: str, warm_dir: str | None = None) -> dict:
 
     Runs in a worker process (arguments and return value are plain picklable data). An
     unexpected exception in the solve is recorded as a failed row, so one case cannot stop a study."""
-    from .export import save
-    from .gait import robot_of, solve
 
     robot = robot_of(case.problem)
     if case.actuators:
@@ -328,7 +328,6 @@ def run_case(case: Case, outdir: str, warm_dir: str | None = None) -> dict:
         row.update(success=False, status="error", message=f"{type(err).__name__}: {err}".replace("\n", " "))
         return row
     if case.problem.design:  # co-design cases: figures at the optimal gears
-        from .codesign import with_design
         result = with_design(result)
         row["gear_ratios"] = json.dumps({j: result.robot.actuators[j].gear_ratio for j in result.robot.actuated})
     save(result, Path(outdir) / "cases" / case.key)
