@@ -24,6 +24,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Polygon
 
 from . import quantities as Q
+from .actuation import motor_voltage
+from .export.sampling import sample_table
 
 MODE_COLOURS = {"flat": "#2b6cb0", "stance": "#2b6cb0", "heel": "#dd6b20", "toe": "#38a169", "swing": "#ffffff"}
 PHASE_COLOURS = ("#e2e8f0", "#fefcbf", "#c6f6d5", "#fed7e2", "#bee3f8", "#e9d8fd")
@@ -39,7 +41,6 @@ def new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
 def cycle_samples(result, n: int = 400) -> dict:
     """`gaitopt.export.sample_table` over one cycle: n+1 uniform times, every knot time, and
     a time just before each phase end so that jumps at junctions show."""
-    from .export import sample_table
     traj = result.trajectory
     T = traj.period
     extra = [p.t for p in traj.phases] + [np.array([p.t[-1] - 1e-9 * max(T, 1.0) for p in traj.phases])]
@@ -149,7 +150,7 @@ def _feasible(actuator, cons, w, tau):
     a = actuator
     ok = np.ones_like(w, dtype=bool)
     if cons.torque_speed:
-        volt = a.resistance * tau / (a.gear_efficiency * a.gear_ratio * a.torque_constant) + a.torque_constant * a.gear_ratio * w
+        volt = motor_voltage(a, tau, w, a.gear_ratio)
         ok &= np.abs(volt) <= a.voltage
     if cons.current_limit:
         ok &= np.abs(tau) <= a.torque_limit
