@@ -17,11 +17,12 @@ from .result_dir import (KNOTS_FILE, load_result, problem_record, result_dict, s
                          write_result_json)
 from .sampling import DEFAULT_RATE_HZ, MAX_ROWS, SAMPLES_FORMAT, sample_table, sample_times, samples_header
 from .summary import SUMMARY_FORMAT, export_summary
-from .trajectory_csv import CSV_FORMAT_VERSION, columns, header, read_trajectory_csv, write_trajectory_csv
+from .trajectory_csv import (CSV_FORMAT_VERSION, columns, header, knot_columns, read_trajectory_csv,
+                             write_trajectory_csv)
 
 __all__ = ["CSV_FORMAT_VERSION", "DEFAULT_RATE_HZ", "EXPORT_FORMATS", "EXPORT_WRITERS", "KNOTS_FILE", "MAX_ROWS",
-           "MOTORS_FORMAT", "SAMPLES_FORMAT", "SUMMARY_FORMAT", "columns", "export", "export_summary",
-           "full_columns", "header", "load_result", "problem_record", "read_commented_csv", "read_comments",
+           "MOTORS_FORMAT", "SAMPLES_FORMAT", "SUMMARY_FORMAT", "columns", "export", "export_summary", "full_columns",
+           "header", "knot_columns", "load_result", "problem_record", "read_commented_csv", "read_comments",
            "read_export", "read_trajectory_csv", "result_dict", "sample_table", "sample_times", "samples_header",
            "save", "write_comments", "write_full_csv", "write_knots_npz", "write_motor_table", "write_npz",
            "write_result_json", "write_trajectory_csv"]

@@ -11,17 +11,13 @@ from ..errors import InputError
 from .commented_csv import table_columns, write_comments
 from .motors_table import MOTORS_FORMAT
 from .sampling import DEFAULT_RATE_HZ, SAMPLES_FORMAT, sample_table, samples_header
+from .trajectory_csv import knot_columns
 
 
 def full_columns(table: dict) -> list:
     """Column names of the full export: trajectory.csv's, then current.<joint> [A],
     power.<joint> [W], contact.<foot> (1 | 0), mode.<foot>."""
-    cols = ["time", "phase"]
-    for k in ("q", "v", "a"):
-        cols += [f"{k}.{c}" for c in table["coordinates"]]
-    cols += [f"tau.{j}" for j in table["actuated"]]
-    for c in table["contact_names"]:
-        cols += [f"f.{c}.x", f"f.{c}.y", f"f.{c}.z"]
+    cols = knot_columns(table["coordinates"], table["actuated"], table["contact_names"])
     cols += [f"current.{j}" for j in table["actuated"]] + [f"power.{j}" for j in table["actuated"]]
     cols += [f"contact.{ft}" for ft in table["feet"]] + [f"mode.{ft}" for ft in table["feet"]]
     return cols

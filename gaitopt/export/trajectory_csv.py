@@ -38,14 +38,20 @@ def header(result) -> dict:
     }
 
 
-def columns(traj: Trajectory) -> list:
+def knot_columns(coordinates, actuated, contact_names) -> list:
+    """time, phase, q.<coord>, v.<coord>, a.<coord>, tau.<joint>, f.<contact>.{x,y,z}."""
     cols = ["time", "phase"]
     for k in ("q", "v", "a"):
-        cols += [f"{k}.{c}" for c in traj.coordinates]
-    cols += [f"tau.{j}" for j in traj.actuated]
-    for c in traj.contact_names:
+        cols += [f"{k}.{c}" for c in coordinates]
+    cols += [f"tau.{j}" for j in actuated]
+    for c in contact_names:
         cols += [f"f.{c}.x", f"f.{c}.y", f"f.{c}.z"]
     return cols
+
+
+def columns(traj: Trajectory) -> list:
+    """trajectory.csv's columns."""
+    return knot_columns(traj.coordinates, traj.actuated, traj.contact_names)
 
 
 def write_trajectory_csv(result, path: str | Path) -> Path:
