@@ -25,6 +25,7 @@ from matplotlib.patches import Patch, Polygon
 
 from . import quantities as Q
 from .actuation import motor_voltage
+from .energy import phase_integral
 from .export.sampling import sample_table
 
 MODE_COLOURS = {"flat": "#2b6cb0", "stance": "#2b6cb0", "heel": "#dd6b20", "toe": "#38a169", "swing": "#ffffff"}
@@ -193,6 +194,7 @@ def joint_power(result) -> Figure:
     s = cycle_samples(result)
     p = Q.mechanical_power(robot, s["tau"], s["v"])
     t = s["time"]
+    whole = [slice(None)]  # the samples hold both sides of every phase junction, 1e-9 s apart
     fig = new_figure(10, 7)
     axes = _grid(fig, len(robot.actuated), sharex=True)
     for i, (ax, j) in enumerate(zip(axes, robot.actuated)):
@@ -201,7 +203,8 @@ def joint_power(result) -> Figure:
         ax.fill_between(t, 0, pos, color="#e53e3e", alpha=0.7, lw=0)
         ax.fill_between(t, 0, neg, color="#3182ce", alpha=0.7, lw=0)
         ax.plot(t, p[:, i], lw=0.6, color="k")
-        ax.set_title(f"{j}: +{_integral(pos, t):.3g} J, {_integral(neg, t):.3g} J", fontsize=8)
+        ax.set_title(f"{j}: +{phase_integral(pos, t, whole):.3g} J, {phase_integral(neg, t, whole):.3g} J",
+                     fontsize=8)
         ax.set_ylabel("P [W]", fontsize=8)
         ax.grid(alpha=0.3)
     for ax in axes[-min(3, len(axes)):]:
@@ -210,10 +213,6 @@ def joint_power(result) -> Figure:
                loc="lower right", fontsize=7)
     fig.suptitle(f"{robot.name}: joint power τ·ω, positive and negative parts (energy per cycle)")
     return fig
-
-
-def _integral(x, t) -> float:
-    return float(np.sum(0.5 * (x[1:] + x[:-1]) * np.diff(t)))
 
 
 def ground_reaction_forces(result) -> Figure:
