@@ -358,16 +358,18 @@ def _record_as_file(r: dict) -> dict:
     def bounded(b):
         return None if b is None else {"min": b["min"], "max": b["max"], "guess": b["guess"]}
 
+    # keys a record of an older gaitopt lacks take their defaults, as in a problem file
     cons = dict(r["constraints"])
-    cons["friction"] = {"mu": cons["friction"], "cone": cons.pop("cone")}
-    cons["base_height"] = bounded(cons["base_height"])
-    if cons["footholds"] is not None:
+    cons["friction"] = {k: v for k, v in (("mu", cons.get("friction")), ("cone", cons.pop("cone", None)))
+                        if v is not None}
+    cons["base_height"] = bounded(cons.get("base_height"))
+    if cons.get("footholds") is not None:
         cons["footholds"] = {k: list(v) for k, v in cons["footholds"].items()}
     phases = [{"name": p["name"], "contacts": dict(p["contacts"]), "knots": p["knots"],
                "duration": bounded(p["duration"])} for p in r["phases"]]
     data = {"robot": r["robot"], "gait": {"cycle": r["cycle"], "phases": phases},
             "speed": bounded(r["speed"]), "stride": bounded(r["stride"]),
-            "terrain": {"slope_deg": r["slope_deg"]}, "constraints": cons, "cost": dict(r["cost"]),
+            "terrain": {"slope_deg": float(r["slope"]) * 180.0 / 3.141592653589793}, "constraints": cons, "cost": dict(r["cost"]),
             "transcription": r["transcription"], "solver": dict(r["solver"]),
             "name": r["name"], "description": r["description"]}
     if r.get("design"):

@@ -93,6 +93,16 @@ def test_problems_made_in_code_round_trip():
     assert _saved_and_reloaded(problem) == problem
 
 
+def test_record_of_an_older_gaitopt_takes_defaults():
+    """result.json written before a schema key existed: the missing keys take their defaults."""
+    problem = load_problem(HEEL_TOE)
+    record = json.loads(json.dumps(E.problem_record(problem), default=str))
+    for key in ("base_height", "footholds", "torque_rate", "cone"):
+        del record["constraints"][key]
+    del record["design"], record["slope_deg"], record["solver"]["codegen"]
+    assert problem_from_record(record, "result.json") == problem
+
+
 def test_malformed_record_names_result_json():
     record = E.problem_record(load_problem(HEEL_TOE))
     bad = dict(record, phases=[{"name": "x"}])
