@@ -5,13 +5,13 @@
     result = go.solve(problem.replace(cost="joule_loss"))
     print(result.success, result.cost, result.stats["iterations"])
 """
+import importlib
+
 from .errors import InputError
 from .robot import Robot, load_robot, available_robots
 from .dynamics import SymbolicDynamics
 from .problem import Problem, load_problem
-from .gait import solve
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = ["InputError", "Robot", "load_robot", "available_robots", "SymbolicDynamics", "Problem",
            "load_problem", "solve", "__version__"]
@@ -20,9 +20,11 @@ _SUBMODULES = ("export", "plot", "animate", "quantities")
 
 
 def __getattr__(name):
-    """`go.plot`, `go.animate`, `go.export`, `go.quantities` on first use (matplotlib is only
-    imported when plots are drawn)."""
+    """`go.solve`, `go.plot`, `go.animate`, `go.export`, `go.quantities` on first use: matplotlib
+    is only imported when plots are drawn, and the solve stack (transcription, IPOPT) only when
+    something is solved, so that reading a saved result stays light."""
+    if name == "solve":
+        return importlib.import_module(".gait", __name__).solve
     if name in _SUBMODULES:
-        import importlib
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'gaitopt' has no attribute {name!r}")

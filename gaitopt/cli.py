@@ -9,10 +9,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
+from .codesign import optimal_gears
 from .errors import InputError
+from .export import EXPORT_FORMATS, export, load_result, save
+from .problem import load_problem
+from .robot import REPO_ROBOTS, available_robots, load_robot
+from .verify import replay, write_replay
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -25,9 +31,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _cmd_solve(args) -> int:
-    from .export import save
-    from .gait import solve
-    from .problem import load_problem
+    from .gait import solve  # why: the solve stack (transcription, IPOPT) only for the commands that solve
     problem = load_problem(args.problem, args.set)
     if not Path(args.problem).exists():
         raise InputError("file not found", file=args.problem)
@@ -44,7 +48,6 @@ def _cmd_solve(args) -> int:
         paths = save(result, args.output)
     print(result.summary())
     if problem.design:
-        from .codesign import optimal_gears
         print("optimal gear ratios: " + ", ".join(f"{k} {v:.4g}" for k, v in optimal_gears(result).items()))
     print(f"wrote {paths['trajectory']} and {paths['result']}")
     if not result.success:
@@ -54,8 +57,6 @@ def _cmd_solve(args) -> int:
 
 
 def _cmd_list(args) -> int:
-    from .problem import load_problem
-    from .robot import REPO_ROBOTS, available_robots, load_robot
     print("robots:")
     for name in available_robots():
         try:
@@ -74,7 +75,6 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_robot(args) -> int:
-    from .robot import load_robot
     r = load_robot(args.robot, base=args.base)
     print(r)
     print(f"  urdf: {r.urdf}")
@@ -87,7 +87,7 @@ def _cmd_robot(args) -> int:
 
 
 def _cmd_sweep(args) -> int:
-    from .study import run_study
+    from .study import run_study  # why: studies solve: the solve stack only for this command
     rows = run_study(args.study, args.output, max_workers=args.max_workers, progress=not args.quiet)
     failed = [r["case"] for r in rows if not r.get("success")]
     print(f"wrote {Path(args.output) / 'results.csv'}: {len(rows)} cases, {len(rows) - len(failed)} solved, "
@@ -110,8 +110,6 @@ def _positive(value: str, name: str, kind=float):
 
 def _load(result_dir):
     """The saved result, with reload warnings (e.g. no knots.npz) as one stderr line each."""
-    import warnings
-    from .export import load_result
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = load_result(result_dir)
@@ -152,7 +150,6 @@ def _finish(result, result_dir) -> int:
 
 
 def _cmd_export(args) -> int:
-    from .export import EXPORT_FORMATS, export
     rate = _positive(args.rate, "--rate")
     cycles = _positive(args.cycles, "--cycles", int)
     if args.format not in EXPORT_FORMATS:
@@ -168,7 +165,7 @@ def _cmd_export(args) -> int:
 
 
 def _cmd_plot(args) -> int:
-    from .plot import plot_all
+    from .plot import plot_all  # why: matplotlib only for the commands that draw
     result = _load(args.result_dir)
     outdir = Path(args.output) if args.output else Path(args.result_dir) / "plots"
     with _writing():
@@ -178,7 +175,7 @@ def _cmd_plot(args) -> int:
 
 
 def _cmd_animate(args) -> int:
-    from .animate import VIEWS, default_suffix, save_animation
+    from .animate import VIEWS, default_suffix, save_animation  # why: matplotlib, as for plot
     fps = _positive(args.fps, "--fps")
     cycles = _positive(args.cycles, "--cycles", int)
     if args.view not in VIEWS:
@@ -192,7 +189,6 @@ def _cmd_animate(args) -> int:
 
 
 def _cmd_verify(args) -> int:
-    from .verify import replay, write_replay
     cycles = _positive(args.cycles, "--cycles", int)
     result = _load(args.result_dir)
     rep = replay(result, cycles=cycles)

@@ -11,6 +11,7 @@ class InputError(ValueError):
 
     def __init__(self, message: str, *, file: str | None = None, field: str | None = None,
                  allowed: object | None = None):
+        self.message = message
         self.file = file
         self.field = field
         self.allowed = allowed

@@ -11,17 +11,9 @@ from .errors import InputError
 from .guess import automatic_guess, warm_start as warm_guess
 from .problem import Problem, load_problem
 from .result import Result, build_trajectory, evaluate_violations
-from .robot import Robot, load_robot
+from .robot import Robot, robot_of
 from .solver import check_ipopt_options, solve_nlp
 from .transcription import transcribe
-
-
-def robot_of(problem: Problem) -> Robot:
-    """Load the problem's robot (a robots/ folder name, or a path relative to the problem file)."""
-    search = []
-    if problem.source:
-        search.append(Path(problem.source).resolve().parent.parent / "robots")
-    return load_robot(problem.robot, search=search)
 
 
 def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_start: Result | None = None,

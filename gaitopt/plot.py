@@ -24,6 +24,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Polygon
 
 from . import quantities as Q
+from .actuation import motor_voltage
+from .energy import phase_integral
+from .export.sampling import sample_table
 
 MODE_COLOURS = {"flat": "#2b6cb0", "stance": "#2b6cb0", "heel": "#dd6b20", "toe": "#38a169", "swing": "#ffffff"}
 PHASE_COLOURS = ("#e2e8f0", "#fefcbf", "#c6f6d5", "#fed7e2", "#bee3f8", "#e9d8fd")
@@ -39,7 +42,6 @@ def new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
 def cycle_samples(result, n: int = 400) -> dict:
     """`gaitopt.export.sample_table` over one cycle: n+1 uniform times, every knot time, and
     a time just before each phase end so that jumps at junctions show."""
-    from .export import sample_table
     traj = result.trajectory
     T = traj.period
     extra = [p.t for p in traj.phases] + [np.array([p.t[-1] - 1e-9 * max(T, 1.0) for p in traj.phases])]
@@ -149,7 +151,7 @@ def _feasible(actuator, cons, w, tau):
     a = actuator
     ok = np.ones_like(w, dtype=bool)
     if cons.torque_speed:
-        volt = a.resistance * tau / (a.gear_efficiency * a.gear_ratio * a.torque_constant) + a.torque_constant * a.gear_ratio * w
+        volt = motor_voltage(a, tau, w, a.gear_ratio)
         ok &= np.abs(volt) <= a.voltage
     if cons.current_limit:
         ok &= np.abs(tau) <= a.torque_limit
@@ -192,6 +194,7 @@ def joint_power(result) -> Figure:
     s = cycle_samples(result)
     p = Q.mechanical_power(robot, s["tau"], s["v"])
     t = s["time"]
+    whole = [slice(None)]  # the samples hold both sides of every phase junction, 1e-9 s apart
     fig = new_figure(10, 7)
     axes = _grid(fig, len(robot.actuated), sharex=True)
     for i, (ax, j) in enumerate(zip(axes, robot.actuated)):
@@ -200,7 +203,8 @@ def joint_power(result) -> Figure:
         ax.fill_between(t, 0, pos, color="#e53e3e", alpha=0.7, lw=0)
         ax.fill_between(t, 0, neg, color="#3182ce", alpha=0.7, lw=0)
         ax.plot(t, p[:, i], lw=0.6, color="k")
-        ax.set_title(f"{j}: +{_integral(pos, t):.3g} J, {_integral(neg, t):.3g} J", fontsize=8)
+        ax.set_title(f"{j}: +{phase_integral(pos, t, whole):.3g} J, {phase_integral(neg, t, whole):.3g} J",
+                     fontsize=8)
         ax.set_ylabel("P [W]", fontsize=8)
         ax.grid(alpha=0.3)
     for ax in axes[-min(3, len(axes)):]:
@@ -209,10 +213,6 @@ def joint_power(result) -> Figure:
                loc="lower right", fontsize=7)
     fig.suptitle(f"{robot.name}: joint power τ·ω, positive and negative parts (energy per cycle)")
     return fig
-
-
-def _integral(x, t) -> float:
-    return float(np.sum(0.5 * (x[1:] + x[:-1]) * np.diff(t)))
 
 
 def ground_reaction_forces(result) -> Figure:

@@ -8,7 +8,6 @@ documented in problems/README.md.
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -141,10 +140,6 @@ class Problem:
         return self.replace(phases=tuple(replace(p, knots=max(2, int(round(p.knots * factor))))
                                          for p in self.phases))
 
-    @property
-    def cycle_phases(self) -> int:
-        return len(self.phases) * (2 if self.cycle == "half" else 1)
-
     def to_dict(self) -> dict:
         """Plain data (JSON/YAML-ready) of the problem with every default filled in."""
         d = asdict(self)
@@ -238,24 +233,7 @@ def _phase(f: Fields, i: int, raw: Any) -> Phase:
     return Phase(name, contacts, knots, duration)
 
 
-def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None = None) -> Problem:
-    """Build and validate a Problem from plain data (as read from YAML)."""
-    f = Fields(data, source)
-    robot = f.string("robot")
-    if base_dir is not None and ("/" in robot or robot.endswith(".yaml")):
-        robot = str((base_dir / robot).resolve())
-    g = f.mapping("gait")
-    cycle = g.string("cycle", "full", allowed=CYCLES)
-    raw_phases = g.sequence("phases")
-    if not raw_phases:
-        raise g.error("phases", "at least one phase is needed")
-    phases = tuple(_phase(f, i, p) for i, p in enumerate(raw_phases))
-    g.done(["cycle", "phases"])
-
-    terrain = f.mapping("terrain", {}, allowed=["slope_deg"])
-    slope_deg = terrain.number("slope_deg", 0.0, low=-30.0, high=30.0)
-    terrain.done(["slope_deg"])
-
+def _constraints(f: Fields) -> Constraints:
     d = Constraints()
     c = f.mapping("constraints", {}, allowed=[k for k in Constraints.__dataclass_fields__ if k != "cone"])
     fr = c.mapping("friction", {}, allowed=["mu", "cone"])
@@ -279,22 +257,27 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
         footholds=_footholds(c),
     )
     c.done([k for k in Constraints.__dataclass_fields__ if k not in ("friction", "cone")] + ["friction"])
+    return cons
 
+
+def _cost(f: Fields) -> dict:
     raw_cost = f.raw("cost", "joule_loss")
     if isinstance(raw_cost, str):
         if raw_cost not in COST_TERMS:
             raise f.error("cost", f"unknown cost {raw_cost!r}", COST_TERMS)
-        cost = {raw_cost: 1.0}
-    else:
-        cf = f.mapping("cost", allowed=COST_TERMS)
-        cost = {}
-        for term in cf.data:
-            if term not in COST_TERMS:
-                raise cf.error(str(term), "unknown cost term", COST_TERMS)
-            cost[term] = cf.number(term, low=0.0)
-        if not cost:
-            raise f.error("cost", "at least one cost term is needed", COST_TERMS)
+        return {raw_cost: 1.0}
+    cf = f.mapping("cost", allowed=COST_TERMS)
+    cost = {}
+    for term in cf.data:
+        if term not in COST_TERMS:
+            raise cf.error(str(term), "unknown cost term", COST_TERMS)
+        cost[term] = cf.number(term, low=0.0)
+    if not cost:
+        raise f.error("cost", "at least one cost term is needed", COST_TERMS)
+    return cost
 
+
+def _solver(f: Fields) -> SolverOptions:
     s = f.mapping("solver", {})
     sd = SolverOptions()
     opts = s.raw("options", {})
@@ -316,7 +299,11 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
         options=dict(opts),
     )
     s.done()
+    return solver
 
+
+def _stride(f: Fields, cycle: str) -> Bounded | None:
+    """`stride`, or `step_length` (half cycles: half the stride) converted to it."""
     stride = _bounded(f, "stride")
     step = _bounded(f, "step_length")
     if step is not None:
@@ -329,9 +316,30 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
         if stride is not None:
             raise f.error("step_length", "give step_length or stride, not both", ["step_length", "stride"])
         stride = Bounded(2.0 * step.min, 2.0 * step.max, 2.0 * step.guess)
+    return stride
+
+
+def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None = None) -> Problem:
+    """Build and validate a Problem from plain data (as read from YAML)."""
+    f = Fields(data, source)
+    robot = f.string("robot")
+    if base_dir is not None and ("/" in robot or robot.endswith(".yaml")):
+        robot = str((base_dir / robot).resolve())
+    g = f.mapping("gait")
+    cycle = g.string("cycle", "full", allowed=CYCLES)
+    raw_phases = g.sequence("phases")
+    if not raw_phases:
+        raise g.error("phases", "at least one phase is needed")
+    phases = tuple(_phase(f, i, p) for i, p in enumerate(raw_phases))
+    g.done(["cycle", "phases"])
+
+    terrain = f.mapping("terrain", {}, allowed=["slope_deg"])
+    slope_deg = terrain.number("slope_deg", 0.0, low=-30.0, high=30.0)
+    terrain.done(["slope_deg"])
+    cons, cost, solver = _constraints(f), _cost(f), _solver(f)
     problem = Problem(
         robot=robot, phases=phases, cycle=cycle,
-        speed=_bounded(f, "speed"), stride=stride,
+        speed=_bounded(f, "speed"), stride=_stride(f, cycle),
         slope=slope_deg * 3.141592653589793 / 180.0, constraints=cons, cost=cost,
         transcription=f.string("transcription", "trapezoidal", allowed=TRANSCRIPTIONS),
         solver=solver, name=f.string("name", Path(source).stem), description=f.string("description", ""),
@@ -340,6 +348,52 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
     f.done(PROBLEM_KEYS)
     validate(problem)
     return problem
+
+
+# ------------------------------------------------------------- a saved record → Problem
+
+def _record_as_file(r: dict) -> dict:
+    """A `Problem.to_dict` record spelled in the problem-file schema (what problem_from_dict
+    reads): the same values under the file's keys."""
+    def bounded(b):
+        return None if b is None else {"min": b["min"], "max": b["max"], "guess": b["guess"]}
+
+    # keys a record of an older gaitopt lacks take their defaults, as in a problem file
+    cons = dict(r["constraints"])
+    cons["friction"] = {k: v for k, v in (("mu", cons.get("friction")), ("cone", cons.pop("cone", None)))
+                        if v is not None}
+    cons["base_height"] = bounded(cons.get("base_height"))
+    if cons.get("footholds") is not None:
+        cons["footholds"] = {k: list(v) for k, v in cons["footholds"].items()}
+    phases = [{"name": p["name"], "contacts": dict(p["contacts"]), "knots": p["knots"],
+               "duration": bounded(p["duration"])} for p in r["phases"]]
+    data = {"robot": r["robot"], "gait": {"cycle": r["cycle"], "phases": phases},
+            "speed": bounded(r["speed"]), "stride": bounded(r["stride"]),
+            "terrain": {"slope_deg": float(r["slope"]) * 180.0 / 3.141592653589793}, "constraints": cons, "cost": dict(r["cost"]),
+            "transcription": r["transcription"], "solver": dict(r["solver"]),
+            "name": r["name"], "description": r["description"]}
+    if r.get("design"):
+        data["design"] = {"gear_ratio": {g["name"]: {"joints": list(g["joints"]), **bounded(g["bounds"])}
+                                         for g in r["design"]}}
+    return data
+
+
+def problem_from_record(record: dict, file: str = "<record>") -> Problem:
+    """The Problem of a `Problem.to_dict` record (result.json's `problem`), decoded by
+    problem_from_dict like a problem file, so that it equals the problem that was saved. The
+    robot is kept as recorded: problem_from_dict made a robot path absolute when the problem
+    was first read. Raises InputError naming `file` and field `problem`."""
+    try:
+        problem = problem_from_dict(_record_as_file(record), file)
+    except (KeyError, TypeError, AttributeError) as err:
+        raise InputError(f"malformed problem record ({type(err).__name__}: {err})", file=file,
+                         field="problem") from None
+    except InputError as err:
+        raise InputError(f"malformed problem record ({err.field}: {err.message})", file=file,
+                         field="problem") from None
+    # the record's slope in radians is exact (slope_deg is its rounding); source was the
+    # problem file the saved problem came from, not this record
+    return replace(problem, slope=float(record["slope"]), source=record["source"])
 
 
 def validate(p: Problem) -> None:
@@ -409,7 +463,3 @@ def load_problem(path: str | Path, overrides: list[str] | dict | None = None) ->
     for k, v in items:
         _set_path(data, k, v, str(path))
     return problem_from_dict(data, str(path), path.parent)
-
-
-def problem_json(p: Problem) -> str:
-    return json.dumps(p.to_dict(), indent=2, default=str)

@@ -61,11 +61,6 @@ def foot_modes(traj, phase_labels) -> dict:
     return {foot: np.array([modes[str(p)][foot] for p in phase_labels]) for foot in feet}
 
 
-def contact_flags(traj, phase_labels) -> dict:
-    """foot → (T,) bool: True when the foot touches the ground (any mode but swing)."""
-    return {foot: m != "swing" for foot, m in foot_modes(traj, phase_labels).items()}
-
-
 def point_flags(robot, traj, phase_labels) -> np.ndarray:
     """(T, nc) bool: contact point in contact (robot.contacts order) at each sample."""
     modes = traj.phase_modes()

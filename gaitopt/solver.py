@@ -149,21 +149,8 @@ def check_ipopt_options(options: dict) -> list:
     return bad
 
 
-def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
-              linear_solver: str = "mumps", x_scale=None) -> NlpSolution:
-    """Solve min f(x) s.t. lbg ≤ g(x) ≤ ubg, lbx ≤ x ≤ ubx with IPOPT (expressions as SX).
-
-    options: extra IPOPT options (IPOPT's names). x_scale: (n,) nominal magnitudes; IPOPT
-    then works on x / x_scale (it scales only f and g itself). The returned x is unscaled.
-    Stats: iterations, wall time, time in function/derivative evaluations vs in IPOPT, setup
-    time, NLP size.
-    """
-    # The KKT systems here are small (10³–10⁴ rows): BLAS/OpenMP threads in MUMPS only spin and
-    # steal the other core (measured: 50 % more CPU for the same wall time alone, and solves 4×
-    # slower when tests or studies run side by side). Read when IPOPT's libraries load; a
-    # value the user set is kept.
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    t0 = time.perf_counter()
+def _ipopt_options(linear_solver: str, print_level: int, options: dict) -> dict:
+    """gaitopt's IPOPT settings, then `options` over them."""
     ipopt = {
         "linear_solver": linear_solver,
         "print_level": print_level,
@@ -187,6 +174,25 @@ def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     }
     ipopt = {k: v for k, v in ipopt.items() if v is not None}
     ipopt.update(options)
+    return ipopt
+
+
+def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
+              linear_solver: str = "mumps", x_scale=None) -> NlpSolution:
+    """Solve min f(x) s.t. lbg ≤ g(x) ≤ ubg, lbx ≤ x ≤ ubx with IPOPT (expressions as SX).
+
+    options: extra IPOPT options (IPOPT's names). x_scale: (n,) nominal magnitudes; IPOPT
+    then works on x / x_scale (it scales only f and g itself). The returned x is unscaled.
+    Stats: iterations, wall time, time in function/derivative evaluations vs in IPOPT, setup
+    time, NLP size.
+    """
+    # The KKT systems here are small (10³–10⁴ rows): BLAS/OpenMP threads in MUMPS only spin and
+    # steal the other core (measured: 50 % more CPU for the same wall time alone, and solves 4×
+    # slower when tests or studies run side by side). Read when IPOPT's libraries load; a
+    # value the user set is kept.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    t0 = time.perf_counter()
+    ipopt = _ipopt_options(linear_solver, print_level, options)
     opts = {"ipopt": ipopt, "print_time": False, "error_on_fail": False}
     x0, lbx, ubx = (np.asarray(a, float) for a in (x0, lbx, ubx))
     D = np.ones(len(x0)) if x_scale is None else np.asarray(x_scale, float)

@@ -43,7 +43,17 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import quantities as Q
+from .actuation import motor_voltage
+from .codesign import with_design
+from .energy import absolute_work, cycle_energies, phase_spans, specific_resistance
 from .errors import InputError
+from .export import read_trajectory_csv, save
+from .gait import solve
+from .motors import load_motors
+from .problem import load_problem
+from .robot import robot_of
+from .trajectory import PhaseTrajectory, Trajectory
 from .yamlio import Fields, load_yaml
 
 STUDY_KEYS = ("description", "problem", "overrides", "scale_knots", "groups", "motors", "gear_efficiency",
@@ -163,9 +173,6 @@ def _joints_of(study: Study, target: str | None, robot, key: str) -> list:
 def build_cases(study: Study) -> tuple[list, object]:
     """Every case of the study with its Problem and actuators, checked before anything is
     solved (a bad value raises InputError naming the parameter). Returns (cases, base robot)."""
-    from .gait import robot_of
-    from .motors import load_motors
-    from .problem import load_problem
 
     base = load_problem(study.problem, dict(study.overrides))
     robot = robot_of(base)
@@ -213,46 +220,32 @@ def build_cases(study: Study) -> tuple[list, object]:
 # ------------------------------------------------------------------------------ metrics
 
 def case_metrics(result) -> dict:
-    """Figures of one solved gait over its full cycle (trapezoid over the knots of every phase).
+    """Figures of one solved gait over its full cycle (trapezoid over the knots of every phase,
+    `gaitopt.energy`).
 
     energy_per_m [J/m]: electrical energy drawn per metre without regeneration,
     ∫ Σ max(R i² + K G q̇ i, 0) dt / s with the motor current i = τ/(η G K) of the current limit;
     joule_loss_per_m [J/m]: the joule_loss cost's index ∫ Σ R (τ/(G K))² dt / s (η left out);
     abs_work_per_m [J/m]: ∫ Σ |τ q̇| dt / s; specific_resistance [-]: abs_work_per_m / (m g).
     Per joint: peak_torque [N·m], peak_speed [rad/s], peak_current [A] = max |τ|/(η G K) (what the
-    current limit bounds), peak_power [W] = max |τ q̇|, peak_voltage [V] = max |R i_η + K G q̇|.
+    current limit bounds), peak_power [W] = max |τ q̇|, peak_voltage [V] = max |R i + K G q̇|.
     """
-    from .dynamics import GRAVITY
     robot, traj = result.robot, result.trajectory
-    acts = [robot.actuators[j] for j in traj.actuated]
-    R = np.array([a.resistance for a in acts])
-    K = np.array([a.torque_constant for a in acts])
-    G = np.array([a.gear_ratio for a in acts])
-    eta = np.array([a.gear_efficiency for a in acts])
-    act = robot.actuated_index
-    e_el = e_joule = e_abs = 0.0
-    peaks = {k: np.zeros(len(acts)) for k in ("torque", "speed", "current", "power", "voltage")}
-    for p in traj.phases:
-        tau, qd = p.tau, p.v[:, act]
-        joule = R * (tau / (G * K)) ** 2
-        power = tau * qd
-        w = np.zeros(len(p.t))
-        if len(p.t) > 1:
-            h = np.diff(p.t)
-            w[:-1] += h / 2
-            w[1:] += h / 2
-        e_joule += float(w @ joule.sum(axis=1))
-        e_abs += float(w @ np.abs(power).sum(axis=1))
-        i_eta = tau / (eta * G * K)
-        e_el += float(w @ np.maximum(R * i_eta ** 2 + K * G * qd * i_eta, 0.0).sum(axis=1))
-        for name, val in (("torque", tau), ("speed", qd), ("current", i_eta), ("power", power),
-                          ("voltage", R * i_eta + K * G * qd)):
-            peaks[name] = np.maximum(peaks[name], np.abs(val).max(axis=0))
+    t = np.concatenate([p.t for p in traj.phases])
+    tau = np.concatenate([p.tau for p in traj.phases])
+    v = np.concatenate([p.v for p in traj.phases])
+    e = cycle_energies(robot, t, tau, v, phase_spans(len(p.t) for p in traj.phases))
+    qd = Q.joint_speed(robot, v)
+    volts = np.column_stack([motor_voltage(robot.actuators[j], tau[:, i], qd[:, i], robot.actuators[j].gear_ratio)
+                             for i, j in enumerate(robot.actuated)])
+    peaks = {"torque": tau, "speed": qd, "current": Q.motor_current(robot, tau),
+             "power": Q.mechanical_power(robot, tau, v), "voltage": volts}
     s = traj.stride
-    row = {"energy_per_m": e_el / s, "joule_loss_per_m": e_joule / s, "abs_work_per_m": e_abs / s,
-           "specific_resistance": e_abs / (robot.total_mass * GRAVITY * s)}
+    row = {"energy_per_m": e["electrical_without_regeneration"] / s, "joule_loss_per_m": e["joule_loss"] / s,
+           "abs_work_per_m": absolute_work(e) / s,
+           "specific_resistance": specific_resistance(e, robot.total_mass, s)}
     for name, val in peaks.items():
-        for j, x in zip(traj.actuated, val):
+        for j, x in zip(traj.actuated, np.abs(val).max(axis=0)):
             row[f"peak_{name}.{j}"] = float(x)
     return row
 
@@ -271,8 +264,6 @@ def _columns(study: Study, robot) -> list:
 def warm_start_from_csv(path: str | Path):
     """A warm-start source (has .trajectory and .impulses, as `gaitopt.solve` reads them) from a
     saved trajectory.csv: knot values per phase, trapezoidal interpolation, no impulses."""
-    from .export import read_trajectory_csv
-    from .trajectory import PhaseTrajectory, Trajectory
 
     meta, data = read_trajectory_csv(path)
     names = list(data)
@@ -313,8 +304,6 @@ def run_case(case: Case, outdir: str, warm_dir: str | None = None) -> dict:
 
     Runs in a worker process (arguments and return value are plain picklable data). An
     unexpected exception in the solve is recorded as a failed row, so one case cannot stop a study."""
-    from .export import save
-    from .gait import robot_of, solve
 
     robot = robot_of(case.problem)
     if case.actuators:
@@ -328,7 +317,6 @@ def run_case(case: Case, outdir: str, warm_dir: str | None = None) -> dict:
         row.update(success=False, status="error", message=f"{type(err).__name__}: {err}".replace("\n", " "))
         return row
     if case.problem.design:  # co-design cases: figures at the optimal gears
-        from .codesign import with_design
         result = with_design(result)
         row["gear_ratios"] = json.dumps({j: result.robot.actuators[j].gear_ratio for j in result.robot.actuated})
     save(result, Path(outdir) / "cases" / case.key)

@@ -18,8 +18,8 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from gaitopt.dynamics import (GRAVITY, PinocchioCasadiDynamics, SymbolicDynamics,
-                              pinocchio_casadi_available)
+from gaitopt.dynamics import GRAVITY, SymbolicDynamics
+from gaitopt.dynamics_reference import PinocchioCasadiDynamics, pinocchio_casadi_available
 from gaitopt.robot import BASE_COORDINATES, available_robots, load_robot
 
 RTOL = 1e-9

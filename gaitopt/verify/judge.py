@@ -1,0 +1,146 @@
+"""Judging a replay against its plan: fall, slip and distance criteria, and the report
+(verify.json) with tracking, torque and contact-force differences."""
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import numpy as np
+import pinocchio as pin
+
+from ..version import __version__
+from .settings import load_mujoco
+
+REPORT_FORMAT = "gaitopt-verify 1"
+
+
+def base_height(q, coords, slope):
+    """Base height above the floor, along world z [m]."""
+    return q[..., coords.index("base_z")] - q[..., coords.index("base_x")] * np.tan(slope)
+
+
+
+def _runs(flags) -> list:
+    """(start, end) index pairs, end inclusive, of the runs of True in a 1-D bool array."""
+    edges = np.diff(np.r_[0, np.asarray(flags, dtype=int), 0])
+    return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1))
+
+
+def _stance_slips(pts, point_on, tangents, touching=None) -> np.ndarray:
+    """Largest tangential displacement [m] of each contact point within one planned stance,
+    while it touches the ground, from where it first touched in that stance: pts (T, nc, 3)
+    positions, point_on (T, nc) planned contact flags, touching (T, nc) simulated contact
+    flags (None: always touching)."""
+    out = np.zeros(pts.shape[1])
+    for ci in range(pts.shape[1]):
+        for k, e in _runs(point_on[:, ci]):
+            run = pts[k:e + 1, ci] if touching is None else pts[k:e + 1, ci][touching[k:e + 1, ci]]
+            if len(run):
+                d = (run - run[0]) @ tangents.T
+                out[ci] = max(out[ci], float(np.sqrt((d ** 2).sum(axis=1)).max()))
+    return out
+
+
+def _rms(x, axis=0):
+    return np.sqrt(np.mean(np.square(x), axis=axis))
+
+
+def _contact_points(robot, q) -> np.ndarray:
+    """World positions (T, nc, 3) of the contact points at the postures q (T, nq)."""
+    data = robot.model.createData()
+    out = []
+    for qk in q:
+        pin.framesForwardKinematics(robot.model, data, qk)
+        out.append([data.oMf[c.frame_id].act(c.point) for c in robot.contacts])
+    return np.array(out)
+
+
+def _foot_forces(robot, n, f_plan, f_sim) -> dict:
+    """Per foot: planned against simulated ground forces (T, n_feet, 3), n the ground normal."""
+    forces = {}
+    for i, foot in enumerate(robot.feet):
+        planned_on = np.linalg.norm(f_plan[:, i], axis=1) > 0
+        fn_p, fn_s = f_plan[:, i] @ n, f_sim[:, i] @ n
+        forces[foot] = {
+            "rms_difference_N": float(_rms(np.linalg.norm(f_sim[:, i] - f_plan[:, i], axis=1))),
+            "mean_normal_planned_N": float(fn_p.mean()),
+            "mean_normal_simulated_N": float(fn_s.mean()),
+            "peak_normal_planned_N": float(fn_p.max()),
+            "peak_normal_simulated_N": float(fn_s.max()),
+            "unplanned_contact_fraction": float(np.mean((fn_s > 1e-6) & ~planned_on)),
+        }
+    return forces
+
+
+def judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f_plan, f_sim, pts,
+           point_on, touching, fell_at, h_plan, tilt_plan) -> dict:
+    mujoco = load_mujoco()
+    robot, traj = result.robot, result.trajectory
+    coords = list(robot.coordinates)
+    ix = coords.index("base_x")
+    planned = cycles * traj.stride
+    simulated = float(q_sim[-1, ix] - q_sim[0, ix])
+    fell = fell_at is not None
+    slip = _stance_slips(pts, point_on, sim.ground_tangents, touching)
+    # the plan's own contact points, for the foothold drift the plan itself has
+    slip_plan = _stance_slips(_contact_points(robot, q_plan), point_on, sim.ground_tangents)
+    rel = abs(simulated - planned) / abs(planned) if planned else float("inf")
+    slipped = bool(slip.max(initial=0.0) > settings.slip_tol)
+    failures = []
+    if fell:
+        failures.append(f"fell at t = {fell_at:.3f} s")
+    if slipped:
+        worst = int(np.argmax(slip))
+        failures.append(f"{robot.contacts[worst].name} slipped {slip[worst] * 1e3:.1f} mm in stance "
+                        f"(tolerance {settings.slip_tol * 1e3:.1f} mm)")
+    if not rel <= settings.distance_rtol:
+        failures.append(f"travelled {simulated:.4f} m instead of {planned:.4f} m "
+                        f"({100 * rel:.1f} % off, tolerance {100 * settings.distance_rtol:.0f} %)")
+    weight = robot.total_mass * float(np.linalg.norm(robot.model.gravity.linear))
+    dtau = tau_sim - tau_plan
+    joints = list(robot.actuated)
+    rms_plan = _rms(tau_plan)
+    forces = _foot_forces(robot, sim.ground_normal, f_plan, f_sim)
+    all_diff = np.linalg.norm(f_sim - f_plan, axis=2)
+    tilt_idx = [coords.index(c) for c in ("base_pitch", "base_roll") if c in coords]
+    joint_idx = robot.actuated_index
+    report = {
+        "format": REPORT_FORMAT,
+        "verified": not failures,
+        "failures": failures,
+        "robot": robot.name,
+        "success": bool(result.success),
+        "cycles": int(cycles),
+        "simulated_s": float(t[-1]),
+        "period_s": float(traj.period),
+        "distance": {"planned_m": float(planned), "simulated_m": simulated, "relative_error": float(rel)},
+        "fell": fell,
+        "fell_at_s": fell_at,
+        "base": {
+            "height_min_planned_m": float(h_plan.min()),
+            "height_min_simulated_m": float(base_height(q_sim, coords, result.problem.slope).min()),
+            "tilt_max_planned_rad": float(tilt_plan),
+            "tilt_max_simulated_rad": float(np.abs(q_sim[:, tilt_idx]).max()) if tilt_idx else 0.0,
+            "final_error": {c: float(q_sim[-1, i] - q_plan[-1, i]) for i, c in enumerate(coords)
+                            if c in robot.base_coordinates},
+        },
+        "slipped": slipped,
+        "slip_m": {c.name: float(slip[i]) for i, c in enumerate(robot.contacts)},
+        "slip_planned_m": {c.name: float(slip_plan[i]) for i, c in enumerate(robot.contacts)},
+        "joint_tracking_rms_rad": {j: float(x) for j, x in zip(joints, _rms(q_sim[:, joint_idx] - q_plan[:, joint_idx]))},
+        "torque": {
+            "rms_difference_Nm": {j: float(x) for j, x in zip(joints, _rms(dtau))},
+            "rms_planned_Nm": {j: float(x) for j, x in zip(joints, rms_plan)},
+            "rms_difference_all_Nm": float(_rms(dtau.ravel())),
+            "relative": float(_rms(dtau.ravel()) / max(_rms(tau_plan.ravel()), 1e-12)),
+            "peak_simulated_Nm": {j: float(x) for j, x in zip(joints, np.abs(tau_sim).max(axis=0))},
+        },
+        "contact_forces": {
+            "feet": forces,
+            "rms_difference_over_weight": float(_rms(all_diff.ravel()) / weight),
+        },
+        "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(settings).items()},
+        "pd_gains": {j: {"kp": float(sim.kp[i]), "kd": float(sim.kd[i]), "kp_stance": float(sim.kp_stance[i]),
+                         "kd_stance": float(sim.kd_stance[i])} for i, j in enumerate(joints)},
+        "versions": {"gaitopt": __version__, "mujoco": mujoco.__version__},
+    }
+    return report

@@ -1,0 +1,51 @@
+"""How a replay is simulated and judged, and MuJoCo itself (an optional dependency)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import InputError
+
+
+def load_mujoco():
+    """The mujoco module, or an InputError saying how to install it."""
+    try:
+        import mujoco  # why: optional (the `sim` extra); only replays need it
+    except ImportError:
+        raise InputError("MuJoCo is not installed: pip install \"gaitopt[sim]\" (or pip install mujoco)",
+                         field="verify") from None
+    return mujoco
+
+
+@dataclass(frozen=True)
+class ReplaySettings:
+    """How the replay is simulated and judged (SI units).
+
+    timestep: MuJoCo step [s]; solref: contact (time constant [s], damping ratio); solimp:
+    MuJoCo's impedance (d0, d_width, width [m], midpoint, power); foot_radius: contact sphere
+    radius [m]; pd_frequency_hz, pd_damping: joint PD natural frequency and damping ratio on
+    the joint's diagonal entry of the joint-space inertia matrix (the links outboard of it);
+    stance_frequency_hz: while a foot below a joint stands, its gains are raised to this natural
+    frequency on the inertia of the rest of the robot about the joint, shared by the standing
+    feet (0: off);
+    cone: pyramidal | elliptic friction cone; noslip_iterations: MuJoCo's no-slip solver passes
+    (0: off; it removes the creep of MuJoCo's soft friction).
+    Criteria: distance_rtol: |simulated − planned| base advance / planned; slip_tol: tangential
+    displacement [m] of a contact point within one planned stance while it touches the ground;
+    fall_height_fraction: the base
+    has fallen when its height above the ground drops below this × the plan's lowest;
+    fall_tilt: or when |pitch| or |roll| exceeds the plan's largest by this [rad].
+    """
+
+    timestep: float = 5e-4
+    solref: tuple = (0.004, 1.0)
+    solimp: tuple = (0.95, 0.99, 0.001, 0.5, 2.0)
+    foot_radius: float = 0.005
+    pd_frequency_hz: float = 30.0
+    stance_frequency_hz: float = 0.0
+    pd_damping: float = 1.0
+    cone: str = "elliptic"
+    noslip_iterations: int = 10
+    distance_rtol: float = 0.10
+    slip_tol: float = 0.02
+    fall_height_fraction: float = 0.5
+    fall_tilt: float = 0.5

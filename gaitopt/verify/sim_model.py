@@ -1,0 +1,327 @@
+"""The robot in MuJoCo, rebuilt from its URDF by MuJoCo's own compiler (`gaitopt.verify` says
+what is changed), and checked against Pinocchio before anything is simulated."""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from ..schedule import active_points
+from .settings import ReplaySettings, load_mujoco
+
+
+def _rotation_about(axis, angle) -> np.ndarray:
+    axis = np.asarray(axis, float) / np.linalg.norm(axis)
+    return pin.exp3(axis * angle)
+
+
+def mesh_free_urdf(robot) -> str:
+    """The robot's URDF text with visual and collision elements removed and locked joints made
+    fixed at their locked values (the joint origin composed with the locked rotation or shift)."""
+    tree = ET.parse(robot.urdf)
+    root = tree.getroot()
+    for link in root.iter("link"):
+        for tag in ("visual", "collision"):
+            for el in link.findall(tag):
+                link.remove(el)
+    for el in [e for e in root if e.tag in ("mujoco", "transmission", "gazebo")]:
+        root.remove(el)
+    for joint in root.iter("joint"):
+        name = joint.get("name")
+        if name not in robot.locked:
+            continue
+        value = float(robot.locked[name])
+        origin = joint.find("origin")
+        if origin is None:
+            origin = ET.SubElement(joint, "origin")
+        xyz = np.array([float(x) for x in (origin.get("xyz") or "0 0 0").split()])
+        rpy = np.array([float(x) for x in (origin.get("rpy") or "0 0 0").split()])
+        axis_el = joint.find("axis")
+        axis = np.array([float(x) for x in axis_el.get("xyz").split()]) if axis_el is not None else np.array([1.0, 0, 0])
+        R = pin.rpy.rpyToMatrix(rpy)
+        if joint.get("type") == "prismatic":
+            xyz = xyz + R @ axis * value
+        else:
+            R = R @ _rotation_about(axis, value)
+        origin.set("xyz", " ".join(repr(float(x)) for x in xyz))
+        origin.set("rpy", " ".join(repr(float(x)) for x in pin.rpy.matrixToRpy(R)))
+        joint.set("type", "fixed")
+        for tag in ("axis", "limit", "dynamics", "mimic", "safety_controller", "calibration"):
+            for el in joint.findall(tag):
+                joint.remove(el)
+    return ET.tostring(root, encoding="unicode")
+
+
+@dataclass
+class SimModel:
+    """A robot in MuJoCo. model/data: mujoco.MjModel/MjData; qpos, dof: gaitopt coordinate
+    index → MuJoCo qpos / dof address (arrays of length nq); act_dof: MuJoCo dof address of each
+    actuated joint (robot.actuated order); sites: MuJoCo site id of each contact point
+    (robot.contacts order); foot_geoms: geom id → contact point index; kp, kd: PD gains (nu,);
+    kp_stance, kd_stance: gains while a foot below the joint stands, before sharing (nu,);
+    joint_feet (nu, n_feet) bool: the feet below each actuated joint (robot.feet order);
+    ground_normal, ground_tangents: world unit vectors of the floor."""
+
+    robot: object
+    model: object
+    data: object
+    qpos: np.ndarray
+    dof: np.ndarray
+    act_dof: np.ndarray
+    sites: np.ndarray
+    foot_geoms: dict
+    kp: np.ndarray
+    kd: np.ndarray
+    kp_stance: np.ndarray
+    kd_stance: np.ndarray
+    joint_feet: np.ndarray
+    ground_normal: np.ndarray
+    ground_tangents: np.ndarray
+
+    def set_state(self, q, v) -> None:
+        """Set MuJoCo's state from gaitopt's q, v (nq,) and run its kinematics."""
+        mj = load_mujoco()
+        self.data.qpos[self.qpos] = q
+        self.data.qvel[self.dof] = v
+        mj.mj_forward(self.model, self.data)
+
+    def state(self) -> tuple:
+        """gaitopt's q, v (nq,) from MuJoCo's state."""
+        return self.data.qpos[self.qpos].copy(), self.data.qvel[self.dof].copy()
+
+    def points(self) -> np.ndarray:
+        """World positions (nc, 3) of the planned contact points."""
+        return self.data.site_xpos[self.sites].copy()
+
+    def mass_matrix(self) -> np.ndarray:
+        """Joint-space inertia in gaitopt's coordinate order (nq, nq) at the current state."""
+        mj = load_mujoco()
+        M = np.zeros((self.model.nv, self.model.nv))
+        try:
+            mj.mj_fullM(self.model, self.data, M)          # MuJoCo ≥ 3.4
+        except TypeError:
+            mj.mj_fullM(self.model, M, self.data.qM)
+        return M[np.ix_(self.dof, self.dof)]
+
+    def bias(self) -> np.ndarray:
+        """Coriolis, centrifugal and gravity forces C(q, v) + G(q) (nq,) at the current state."""
+        return self.data.qfrc_bias[self.dof].copy()
+
+    def contact_forces(self) -> np.ndarray:
+        """World forces (nc, 3) [N] the ground exerts now on each contact point's sphere."""
+        mj = load_mujoco()
+        out = np.zeros((len(self.sites), 3))
+        f6 = np.zeros(6)
+        for i in range(self.data.ncon):
+            con = self.data.contact[i]
+            g1, g2 = int(con.geom1), int(con.geom2)
+            foot_geom = g2 if g2 in self.foot_geoms else (g1 if g1 in self.foot_geoms else None)
+            if foot_geom is None:
+                continue
+            mj.mj_contactForce(self.model, self.data, i, f6)
+            # the contact frame's first row is the normal, pointing from geom1 to geom2
+            f = con.frame.reshape(3, 3).T @ f6[:3]
+            out[self.foot_geoms[foot_geom]] += f if foot_geom == g2 else -f
+        return out
+
+
+def _contact_offsets(robot, traj, normal) -> list:
+    """Per contact point: the sphere centre in the foot frame, foot_radius along the ground
+    normal from the point, taken in the foot's orientation at its first planned stance knot."""
+    data = robot.model.createData()
+    out = []
+    for c in robot.contacts:
+        q = None
+        for p in traj.phases:
+            if c.name in active_points(robot, p.modes):
+                q = p.q[0]
+                break
+        q = robot.standing_q if q is None else q
+        pin.framesForwardKinematics(robot.model, data, q)
+        out.append(data.oMf[c.frame_id].rotation.T @ normal)
+    return out
+
+
+def joint_inertias(robot, q) -> np.ndarray:
+    """(nu, 2) inertia [kg·m²] about each actuated joint's axis, every other joint locked, at
+    posture q (nq,): column 0 of the links outboard of it (what it turns while its foot swings:
+    the diagonal of the joint-space inertia matrix), column 1 of all the other links (what it
+    turns while its foot stands)."""
+    model, data = robot.model, robot.model.createData()
+    M = pin.crba(model, data, q)
+    distal = np.diag(np.triu(M) + np.triu(M, 1).T)[robot.actuated_index]
+    pin.ccrba(model, data, q, np.zeros(robot.nv))
+    com, mass, inertia_g = data.com[0], data.Ig.mass, data.Ig.inertia   # Ig: about the CoM
+    pin.computeJointJacobians(model, data, q)
+    out = np.zeros((len(robot.actuated), 2))
+    for i, name in enumerate(robot.actuated):
+        j = model.getJointId(name)
+        axis = pin.getJointJacobian(model, data, j, pin.LOCAL_WORLD_ALIGNED)[3:, model.joints[j].idx_v]
+        r = com - data.oMi[j].translation
+        whole = axis @ inertia_g @ axis + mass * (r @ r - (r @ axis) ** 2)
+        out[i] = distal[i], max(whole - distal[i], 0.0)
+    return out
+
+
+def _new_spec(mj, robot, settings: ReplaySettings):
+    """The MjSpec of the mesh-free URDF with gaitopt's options, joints without limits, damping
+    or friction, and the base coordinates as joints of the root body. Returns (spec, root body,
+    URDF joint name → child link name)."""
+    spec = mj.MjSpec.from_string(mesh_free_urdf(robot))
+    spec.compiler.inertiafromgeom = mj.mjtInertiaFromGeom.mjINERTIAFROMGEOM_FALSE
+    spec.option.timestep = settings.timestep
+    spec.option.integrator = mj.mjtIntegrator.mjINT_IMPLICITFAST
+    spec.option.cone = {"pyramidal": mj.mjtCone.mjCONE_PYRAMIDAL, "elliptic": mj.mjtCone.mjCONE_ELLIPTIC}[settings.cone]
+    spec.option.noslip_iterations = settings.noslip_iterations
+    spec.option.gravity = np.array(robot.model.gravity.linear)
+
+    # URDF joint → child link: the MuJoCo body that moves with that joint
+    urdf_root = ET.fromstring(mesh_free_urdf(robot))
+    child_of = {j.get("name"): j.find("child").get("link") for j in urdf_root.iter("joint")}
+    children = set(child_of.values())
+    root_link = next(link.get("name") for link in urdf_root.iter("link") if link.get("name") not in children)
+    root = spec.body(root_link)
+
+    model = robot.model
+    for j in spec.joints:
+        j.limited = mj.mjtLimited.mjLIMITED_FALSE
+        j.damping = np.zeros(3)
+        j.frictionloss = 0.0
+        # the reflected rotor inertia G²·J_rotor gaitopt's model carries (0 where it has none)
+        j.armature = (float(model.armature[model.joints[model.getJointId(j.name)].idx_v])
+                      if model.existJointName(j.name) else 0.0)
+    base_axes = {"base_x": (mj.mjtJoint.mjJNT_SLIDE, [1, 0, 0]), "base_y": (mj.mjtJoint.mjJNT_SLIDE, [0, 1, 0]),
+                 "base_z": (mj.mjtJoint.mjJNT_SLIDE, [0, 0, 1]), "base_yaw": (mj.mjtJoint.mjJNT_HINGE, [0, 0, 1]),
+                 "base_pitch": (mj.mjtJoint.mjJNT_HINGE, [0, 1, 0]), "base_roll": (mj.mjtJoint.mjJNT_HINGE, [1, 0, 0])}
+    # joints of one MuJoCo body compose in order, each about its axis in the frame left by the
+    # previous ones: the same chain as gaitopt's base joints
+    for name in robot.base_coordinates:
+        jtype, axis = base_axes[name]
+        root.add_joint(name=name, type=jtype, axis=axis)
+    return spec, root, child_of
+
+
+def _add_ground(mj, spec, robot, root, child_of, traj, slope, friction, settings) -> tuple:
+    """The floor plane and a contact sphere (and a site) per contact point. Returns (ground
+    normal, ground tangents, foot geom name → contact point index)."""
+    c, s = np.cos(slope), np.sin(slope)
+    normal = np.array([-s, 0.0, c])
+    tangents = np.array([[c, 0.0, s], [0.0, 1.0, 0.0]])
+    floor = spec.worldbody.add_geom(name="floor", type=mj.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1])
+    floor.quat = [np.cos(-slope / 2), 0.0, np.sin(-slope / 2), 0.0]
+    floor.contype, floor.conaffinity = 1, 2          # touches the feet only
+    floor.friction = [friction, 0.005, 0.0001]
+
+    offsets = _contact_offsets(robot, traj, normal) if traj is not None else \
+        [np.array([0.0, 0.0, 1.0])] * len(robot.contacts)
+    foot_geom_names = {}
+    for ci, cp in enumerate(robot.contacts):
+        fr = robot.model.frames[cp.frame_id]
+        jname = robot.model.names[fr.parentJoint]
+        body = root if jname in robot.base_coordinates else spec.body(child_of[jname])
+        # the MuJoCo body frame of a URDF link is Pinocchio's joint frame
+        p_joint = fr.placement.act(cp.point)
+        n_joint = fr.placement.rotation @ offsets[ci]
+        body.add_site(name=f"contact_{cp.name}", pos=p_joint, size=[0.002, 0, 0])
+        g = body.add_geom(name=f"foot_{cp.name}", type=mj.mjtGeom.mjGEOM_SPHERE,
+                          size=[settings.foot_radius, 0, 0], pos=p_joint + settings.foot_radius * n_joint)
+        g.density = 0.0
+        g.contype, g.conaffinity = 2, 1
+        g.condim = 3
+        g.friction = [friction, 0.005, 0.0001]
+        g.solref = list(settings.solref)
+        g.solimp = list(settings.solimp)
+        foot_geom_names[g.name] = ci
+    return normal, tangents, foot_geom_names
+
+
+def _pd_gains(robot, q_gains, settings: ReplaySettings) -> tuple:
+    """(kp, kd, kp_stance, kd_stance, joint_feet): the gains at posture q_gains (class SimModel)."""
+    w = 2 * np.pi * settings.pd_frequency_hz
+    inertia = joint_inertias(robot, q_gains)
+    kp = inertia[:, 0] * w ** 2
+    kd = 2 * settings.pd_damping * inertia[:, 0] * w
+    ws = 2 * np.pi * settings.stance_frequency_hz
+    kp_stance = inertia[:, 1] * ws ** 2
+    kd_stance = 2 * settings.pd_damping * inertia[:, 1] * ws
+    feet = list(robot.feet)
+    joint_feet = np.zeros((len(robot.actuated), len(feet)), dtype=bool)
+    for i, j in enumerate(robot.actuated):
+        jid = robot.model.getJointId(j)
+        for cp in robot.contacts:
+            if jid in robot.model.supports[robot.model.frames[cp.frame_id].parentJoint]:
+                joint_feet[i, feet.index(cp.foot)] = True
+    return kp, kd, kp_stance, kd_stance, joint_feet
+
+
+def _add_actuators(mj, spec, robot, kp, kd) -> None:
+    for i, j in enumerate(robot.actuated):
+        act = spec.add_actuator(name=j, target=j, trntype=mj.mjtTrn.mjTRN_JOINT)
+        # force = ctrl − kp q − kd q̇; ctrl = τ_ff + kp q_ref + kd v_ref (the q̇ term is implicit)
+        act.gaintype = mj.mjtGain.mjGAIN_FIXED
+        act.gainprm[0] = 1.0
+        act.biastype = mj.mjtBias.mjBIAS_AFFINE
+        act.biasprm[0], act.biasprm[1], act.biasprm[2] = 0.0, -kp[i], -kd[i]
+        act.ctrllimited = mj.mjtLimited.mjLIMITED_FALSE
+
+
+def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
+                settings: ReplaySettings = ReplaySettings(), q_gains=None, check: bool = True) -> SimModel:
+    """Build `robot` in MuJoCo from its URDF (`gaitopt.verify` says what is changed).
+
+    slope [rad] tilts the floor about world y (uphill towards +x); friction: μ of every foot
+    contact; traj: the planned Trajectory (contact spheres are placed for the foot orientation
+    at each point's first planned stance); q_gains: posture (nq,) for the PD gains (default the
+    standing posture). check: compare the mass matrix and contact points with Pinocchio at
+    q_gains and raise RuntimeError if they disagree (a modelling mismatch, not a gait failure).
+    """
+    mj = load_mujoco()
+    spec, root, child_of = _new_spec(mj, robot, settings)
+    normal, tangents, foot_geom_names = _add_ground(mj, spec, robot, root, child_of, traj, slope, friction,
+                                                    settings)
+    q_gains = robot.standing_q if q_gains is None else np.asarray(q_gains, float)
+    kp, kd, kp_stance, kd_stance, joint_feet = _pd_gains(robot, q_gains, settings)
+    _add_actuators(mj, spec, robot, kp, kd)
+
+    model = spec.compile()
+    data = mj.MjData(model)
+    names = list(robot.coordinates)
+    qpos = np.array([model.jnt_qposadr[model.joint(n).id] for n in names], dtype=int)
+    dof = np.array([model.jnt_dofadr[model.joint(n).id] for n in names], dtype=int)
+    if model.nq != len(names) or model.nv != len(names):
+        raise RuntimeError(f"MuJoCo model has nq={model.nq}, nv={model.nv}; gaitopt has {len(names)} coordinates")
+    act_dof = dof[robot.actuated_index]
+    sites = np.array([model.site(f"contact_{cp.name}").id for cp in robot.contacts], dtype=int)
+    foot_geoms = {model.geom(n).id: ci for n, ci in foot_geom_names.items()}
+    sim = SimModel(robot, model, data, qpos, dof, act_dof, sites, foot_geoms, kp, kd, kp_stance, kd_stance,
+                   joint_feet, normal, tangents)
+    if check:
+        check_against_pinocchio(sim, q_gains)
+    return sim
+
+
+def check_against_pinocchio(sim: SimModel, q, v=None, rtol: float = 1e-6) -> dict:
+    """Compare MuJoCo with Pinocchio at (q, v): total mass, mass matrix, bias forces and
+    contact point positions. Raises RuntimeError naming the largest mismatch; returns the
+    errors (relative for M and bias, metres for points)."""
+    robot = sim.robot
+    v = np.zeros(robot.nv) if v is None else np.asarray(v, float)
+    sim.set_state(q, v)
+    data = robot.model.createData()
+    M = pin.crba(robot.model, data, q)
+    M = np.triu(M) + np.triu(M, 1).T
+    b = pin.rnea(robot.model, data, q, v, np.zeros(robot.nv))
+    pin.framesForwardKinematics(robot.model, data, q)
+    pts = np.array([data.oMf[c.frame_id].act(c.point) for c in robot.contacts])
+    errs = {
+        "mass": abs(float(np.sum(sim.model.body_mass)) - robot.total_mass) / robot.total_mass,
+        "mass_matrix": float(np.abs(sim.mass_matrix() - M).max() / np.abs(M).max()),
+        "bias": float(np.abs(sim.bias() - b).max() / max(1.0, np.abs(b).max())),
+        "points_m": float(np.abs(sim.points() - pts).max()),
+    }
+    bad = {k: e for k, e in errs.items() if not e <= rtol}
+    if bad:
+        raise RuntimeError(f"MuJoCo's model of {robot.name} disagrees with Pinocchio's: {bad}")
+    return errs
