@@ -31,7 +31,7 @@ CASES = {
     "quadruped_trapezoidal": (TROT, "trapezoidal"),
 }
 ID_TOL = 1e-6        # N·m, inverse dynamics residual at the knots, relative to max(1, |τ|max)
-MIRROR_ID_TOL = 1e-3  # × m g at the knots of a mirrored half (as tests/test_gaits.py measures)
+MIRROR_ID_TOL = 1e-3  # × m g at the knots of a mirrored half (as tests/test_gait_physics.py measures)
 DEFECT_TOL = 1e-6    # Hermite–Simpson midpoints recovered from the defects (solver tolerance)
 
 
