@@ -19,6 +19,8 @@ from numpy.polynomial import polynomial as P
 
 from gaitopt.collocation import METHODS, HermiteSimpson, Trapezoidal, interval_to_knots, knots_to_interval
 
+pytestmark = pytest.mark.fast  # cheap: the whole file is in the fast subset
+
 RULES = sorted(METHODS)
 KNOWN = {"trapezoidal", "hermite_simpson"}  # the rules the adapters below know how to call
 

@@ -13,8 +13,11 @@ from gaitcheck import (
     actuators_from_yaml, base_shift, check_energy, check_sample_at_knots, fine, foothold_drift,
 )
 
+# the fast subset's fine-grid solve (the slope walk: one solve of ~4 s, no mesh continuation)
+FAST_FINE = pytest.param("fine_slope", marks=pytest.mark.fast)
 
-@pytest.mark.parametrize("which", ["fine_trap", "fine_hs", "fine_slope"])
+
+@pytest.mark.parametrize("which", ["fine_trap", "fine_hs", FAST_FINE])
 def test_foothold_drift_fine(which, request):
     foothold_drift(fine(request, which), DRIFT_BOUND_FINE)
 
@@ -28,11 +31,13 @@ def test_foothold_drift_order(request):
           f"order {np.log(d0 / d1) / np.log(FINE_SCALE):.2f}")
     assert d0 / d1 >= FINE_SCALE ** DRIFT_ORDER
 
-@pytest.mark.parametrize("which", ["fine_trap", "fine_hs", "fine_slope"])
+
+@pytest.mark.parametrize("which", ["fine_trap", "fine_hs", FAST_FINE])
 def test_energy_balance_fine(which, request):
     """The energy balance to 1 % of the absolute work on fine grids: the heel–toe walk with both
     transcriptions, and the slope walk (potential energy gain)."""
     check_energy(fine(request, which), ENERGY_RTOL_FINE)
+
 
 def test_joule_loss_hermite_simpson(request):
     """The same from the Hermite–Simpson knots and midpoints with Simpson's rule."""
@@ -46,7 +51,8 @@ def test_joule_loss_hermite_simpson(request):
         energy += np.sum(h / 6 * (P[:-1] + 4 * Pm + P[1:]))
     assert energy / s.traj.stride == pytest.approx(s.result.cost_terms["joule_loss"], rel=1e-8)
 
-@pytest.mark.parametrize("which", ["fine_trap", "fine_hs", "fine_slope"])
+
+@pytest.mark.parametrize("which", ["fine_trap", "fine_hs", FAST_FINE])
 def test_fine_solves(which, request):
     s = request.getfixturevalue(which)
     r = s.result
@@ -54,6 +60,7 @@ def test_fine_solves(which, request):
           f"{r.stats['solve_time_s']:.2f} s, max violation {r.max_violation:.2e}")
     assert r.success, f"{s.name}: {r.status}: {r.message}; worst {r.violations(3)}"
     assert r.max_violation <= VIOLATION_TOL
+
 
 def test_sample_at_knots_hermite_simpson(request):
     check_sample_at_knots(fine(request, "fine_hs"))

@@ -380,6 +380,7 @@ def test_centre_of_pressure_inside_support_polygon(solved):
         np.testing.assert_allclose(g["com"][0], com, atol=1e-12)
 
 
+@pytest.mark.fast
 def test_quantities_small_cases():
     hull = Q.convex_hull([[0, 0], [1, 0], [1, 1], [0, 1], [0.5, 0.5], [1, 0]])
     assert len(hull) == 4 and {tuple(p) for p in hull} == {(0, 0), (1, 0), (1, 1), (0, 1)}

@@ -13,6 +13,7 @@ import gaitopt as go
 from gaitcheck import HEEL_TOE, TEST_SCALE, VIOLATION_TOL, quiet
 
 
+@pytest.mark.fast
 def test_failed_solve_is_a_result():
     """An iteration limit gives success False, a status, a message and violations (no raise)."""
     problem = quiet(go.load_problem(HEEL_TOE).scaled_knots(TEST_SCALE))

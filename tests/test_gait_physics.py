@@ -29,7 +29,11 @@ from gaitcheck import (
 )
 
 
-@pytest.fixture(scope="module", params=PROBLEM_FILES, ids=[p.stem for p in PROBLEM_FILES])
+FAST_PROBLEM = "biped7_static_walk"  # the fast subset's small solve: every check below on it (~1 s)
+
+
+@pytest.fixture(scope="module", params=[pytest.param(p, id=p.stem, marks=pytest.mark.fast if p.stem == FAST_PROBLEM else ())
+                                        for p in PROBLEM_FILES])
 def solution(request) -> Solved:
     problem = quiet(go.load_problem(request.param).scaled_knots(TEST_SCALE))
     return solve_and_measure(request.param.stem, problem)
@@ -41,6 +45,8 @@ def solved(solution) -> Solved:
     if not solution.result.success:
         pytest.skip(f"{solution.name} did not solve ({solution.result.status}): see test_solves")
     return solution
+
+
 def test_solves(solution):
     solved = solution
     r = solved.result
@@ -76,6 +82,7 @@ def test_cycle_timing(solved):
 
 def test_periodicity(solved):
     check_periodicity(solved)
+
 
 @pytest.mark.parametrize("transcription", ["trapezoidal", "hermite_simpson"])
 def test_junction_without_contact_event(transcription):
@@ -186,9 +193,11 @@ def test_contact_velocity(solved):
                 assert speed <= CONTACT_VEL_TOL, f"{c.name} at {label} moves at {speed} m/s"
     print(f"\n{s.name}: largest stance point speed {worst:.2e} m/s")
 
+
 def test_foothold_drift(solved):
     """A point in contact stays where it is (sanity bound at test size; see the fine test)."""
     foothold_drift(solved, DRIFT_BOUND_TEST)
+
 
 def test_clearance(solved):
     """Points not in contact are above the ground (a rolling foot's other point too), and a
@@ -305,6 +314,7 @@ def test_actuator_limits(solved):
         print(f"{s.name}: largest |dτ/dt| {rate:.1f} N·m/s (bound {cons.torque_rate})")
         assert rate <= cons.torque_rate * (1 + 1e-3)
 
+
 def test_hermite_simpson_torque_rate_bound():
     """The torque-rate bound holds on Hermite–Simpson's quadratic τ between the knots (the
     slope walk's 1000 N·m/s): bounding only τ_k+1 − τ_k left the midpoint torque free."""
@@ -339,10 +349,12 @@ def test_inverse_dynamics(solved):
     print(f"\n{s.name}: largest inverse dynamics residual {worst[False]:.2e} (optimised part), "
           f"{worst[True]:.2e} (mirrored half; weight {weight:.1f} N)")
 
+
 def test_energy_balance(solved):
     """∫Σ τ q̇ dt over a cycle = impact losses + m g stride tan(slope), at test size within
     ENERGY_RTOL_TEST of ∫Σ|τ q̇| dt (quadrature error O(h²); see the fine-grid test)."""
     check_energy(solved, ENERGY_RTOL_TEST)
+
 
 @pytest.fixture(scope="module")
 def titan8_hs() -> Solved:
@@ -381,6 +393,8 @@ def test_joule_loss_from_csv(solved, tmp_path_factory):
     expected = s.result.cost_terms["joule_loss"] / s.problem.cost["joule_loss"]
     print(f"\n{s.name}: joule loss from csv {joule:.9g} J/m, result {expected:.9g} J/m")
     assert joule == pytest.approx(expected, rel=1e-8)
+
+
 def test_abs_power_matches_interpolant(solved):
     """The abs_power term (|τ q̇| at the collocation points, through the P⁺/P⁻ slacks) equals
     the time-averaged Σ|τ q̇| of the interpolated motion (`result.sample` on a dense grid)
@@ -468,6 +482,7 @@ def test_heel_toe_rolls(solved):
             assert rise < -ROLL_MIN_HEIGHT, f"{foot} on its heel from {pname}: toe moves {1e3 * rise:+.2f} mm"
         else:
             assert rise > ROLL_MIN_HEIGHT, f"{foot} on its toe from {pname}: heel moves {1e3 * rise:+.2f} mm"
+
 
 def test_sample_at_knots(solved):
     """sample(t) at the knot times reproduces the knot values (the problem's transcription)."""

@@ -20,6 +20,8 @@ def static_pair() -> tuple:
     hs = go.solve(problem.replace(transcription="hermite_simpson"), warm_start=trap if trap.success else None)
     return trap, hs
 
+
+@pytest.mark.fast  # the cheapest agreement check (two solves, ~8 s): the fast subset's costliest test
 def test_trapezoidal_vs_hermite_simpson(static_pair):
     """Both transcriptions converge to the same gait: costs within TRAP_HS_RTOL on a fine grid
     (static walk, knots × FINE_SCALE; measured 0.53 % at × 4, and 1.9 % at × 2)."""

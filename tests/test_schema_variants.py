@@ -46,7 +46,7 @@ VARIANTS = ["full_cycle", "stride_fixed", "stride_bounded", "speed_bounded", "to
             "weighted_sum", "spral", "soft_touchdown", "exact_cone_3d"]
 
 
-@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("name", [pytest.param(v, marks=pytest.mark.fast if v == "stride_fixed" else ()) for v in VARIANTS])
 def test_problem_variants(name):
     """Every schema feature the shipped problems do not use solves, within its constraints, and
     does what it says (static walk at test size; the exact cone on solo12)."""
