@@ -5,7 +5,11 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 import gaitopt as go
+
+pytestmark = pytest.mark.fast  # cheap: the whole file is in the fast subset
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -23,6 +23,8 @@ import gaitopt as go
 from gaitopt.calibration import equilibrium_forces, inverse_dynamics, statics_torques
 from gaitopt.guess import place_contacts
 
+pytestmark = pytest.mark.fast  # cheap: the whole file is in the fast subset
+
 G = 9.81
 RTOL = 0.01                 # the papers' 1 %
 TITAN_KNEE_FORCE = 49.1     # N, titan8.yaml knee_reaction_check.Fz_N (rounded from 49.05)

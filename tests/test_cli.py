@@ -169,6 +169,7 @@ def test_failed_solve_exits_1(tmp_path):
     assert meta["success"] is False and len(cols["time"]) > 2
 
 
+@pytest.mark.fast
 def test_bad_input_exits_2(tmp_path):
     out = tmp_path / "out"
     # a missing file
@@ -226,6 +227,7 @@ def test_bad_input_exits_2(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.fast
 def test_unknown_robot_names_the_problem_file():
     """README: `gaitopt: FILE: KEY: what is wrong (allowed: …)` — here FILE is the problem file."""
     line = assert_bad_input(gaitopt("solve", STATIC, "-o", "unused", "--set", "robot=no_such_robot"),
@@ -233,6 +235,7 @@ def test_unknown_robot_names_the_problem_file():
     assert line.startswith(f"gaitopt: {STATIC}: robot: "), line
 
 
+@pytest.mark.fast
 def test_codegen_without_compiler_exits_2(tmp_path, monkeypatch):
     """solver.codegen with no C compiler: one line naming the problem file and solver.codegen."""
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
@@ -242,6 +245,7 @@ def test_codegen_without_compiler_exits_2(tmp_path, monkeypatch):
     assert line.startswith(f"gaitopt: {STATIC}: solver.codegen: "), line
 
 
+@pytest.mark.fast
 def test_usage_errors_exit_2():
     for args in (["solve", str(STATIC)], ["frobnicate"], [], ["solve", str(STATIC), "-o", "x", "--print-level", "lots"]):
         proc = gaitopt(*args)

@@ -75,6 +75,7 @@ def test_plot_and_animate(dirs, tmp_path):
     assert anim[0].stat().st_size > 1000
 
 
+@pytest.mark.fast
 def test_list_describes_robots_and_problems():
     proc = gaitopt("list")
     assert proc.returncode == 0, proc.stderr

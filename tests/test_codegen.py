@@ -142,6 +142,7 @@ def test_same_nlp_and_same_gait(cache, monkeypatch):
     assert results[1].problem.solver.codegen
 
 
+@pytest.mark.fast
 def test_no_compiler_is_an_input_error(tmp_path, monkeypatch):
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
     dyn = SymbolicDynamics.of_robot(load_robot("biped7"), compiler=partial(compiled, cache=tmp_path))
@@ -150,6 +151,7 @@ def test_no_compiler_is_an_input_error(tmp_path, monkeypatch):
     assert "solver.codegen" in str(err.value) and "compiler" in str(err.value)
 
 
+@pytest.mark.fast
 @needs_compiler
 def test_unwritable_cache_is_an_input_error(tmp_path):
     blocker = tmp_path / "file"

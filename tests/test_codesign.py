@@ -74,6 +74,7 @@ def test_fixed_gear_solve_at_the_optimum_reproduces_it(designed):
     assert again.cost == pytest.approx(result.cost, rel=1e-3)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("design, match", [
     ({"hip": {"joints": ["left_hip"], "min": 10, "max": 100}}, "mirror partners in one group: add 'right_hip'"),
     ({"elbow": {"min": 10, "max": 100}}, "'elbow' is not an actuated joint"),
@@ -83,6 +84,7 @@ def test_bad_design_at_transcription(design, match):
         go.solve(_problem(design), print_level=0)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("design, match", [
     ({"knee": {"joints": ["left_knee"], "min": 100, "max": 10}}, "need min < max"),
     ({"knee": {"joints": ["left_knee"], "min": 10, "max": 100, "step": 1}}, r"design\.gear_ratio\.knee\.step: unknown key"),

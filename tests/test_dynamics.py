@@ -22,6 +22,8 @@ from gaitopt.dynamics import GRAVITY, SymbolicDynamics
 from gaitopt.dynamics_reference import PinocchioCasadiDynamics, pinocchio_casadi_available
 from gaitopt.robot import BASE_COORDINATES, available_robots, load_robot
 
+pytestmark = pytest.mark.fast  # cheap: the whole file is in the fast subset
+
 RTOL = 1e-9
 N_STATES = 20
 LWA = pin.LOCAL_WORLD_ALIGNED

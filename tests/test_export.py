@@ -31,7 +31,7 @@ CASES = {
     "quadruped_trapezoidal": (TROT, "trapezoidal"),
 }
 ID_TOL = 1e-6        # N·m, inverse dynamics residual at the knots, relative to max(1, |τ|max)
-MIRROR_ID_TOL = 1e-3  # × m g at the knots of a mirrored half (as tests/test_gaits.py measures)
+MIRROR_ID_TOL = 1e-3  # × m g at the knots of a mirrored half (as tests/test_gait_physics.py measures)
 DEFECT_TOL = 1e-6    # Hermite–Simpson midpoints recovered from the defects (solver tolerance)
 
 
@@ -380,6 +380,7 @@ def test_centre_of_pressure_inside_support_polygon(solved):
         np.testing.assert_allclose(g["com"][0], com, atol=1e-12)
 
 
+@pytest.mark.fast
 def test_quantities_small_cases():
     hull = Q.convex_hull([[0, 0], [1, 0], [1, 1], [0, 1], [0.5, 0.5], [1, 0]])
     assert len(hull) == 4 and {tuple(p) for p in hull} == {(0, 0), (1, 0), (1, 1), (0, 1)}

@@ -17,7 +17,8 @@ RECORDED = json.loads(DATA.read_text())
 CASES = dict(cases())
 
 
-@pytest.fixture(scope="module", params=sorted(CASES))
+@pytest.fixture(scope="module", params=[pytest.param(name, marks=pytest.mark.fast if name == "biped7_static_walk" else ())
+                                        for name in sorted(CASES)])
 def case(request):
     problem = CASES[request.param]
     return request.param, problem, transcribe(problem, robot_of(problem))

@@ -12,6 +12,7 @@ nbclient = pytest.importorskip("nbclient")
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 
 
+@pytest.mark.fast
 def test_there_are_notebooks():
     assert {"cost_functions.ipynb", "actuator_sizing.ipynb", "speed_cot.ipynb",
             "titan8_postures.ipynb"} <= {p.name for p in NOTEBOOKS}

@@ -99,6 +99,7 @@ def test_joint_panels_and_limits(result):
         np.testing.assert_array_equal(line.get_ydata(), kn["q"][:-1, i])
 
 
+@pytest.mark.fast
 def test_gait_diagram_shows_each_contact(result):
     fig = P.gait_diagram(result)
     ax = fig.axes[0]
@@ -134,6 +135,7 @@ def test_animation_gif(result, tmp_path):
         assert im.n_frames == int(np.ceil(result.trajectory.period * 10))
 
 
+@pytest.mark.fast
 def test_animation_bad_input(results, tmp_path):
     res = results["biped"]
     with pytest.raises(InputError, match="allowed: .gif, .mp4"):

@@ -89,6 +89,7 @@ def test_prescribed_crawl_physics(titan8, postures):
     assert fz.min() > -0.005 * weight, fz.min()
 
 
+@pytest.mark.fast
 def test_out_of_reach(titan8):
     with pytest.raises(ValueError, match="out of reach"):
         crawl(titan8, foot_offset=(0.0, 0.6), **CRAWL_ARGS)
@@ -129,6 +130,7 @@ def test_base_height_and_footholds_hold(titan8, held_posture):
     assert landed == set(targets)
 
 
+@pytest.mark.fast
 def test_bad_footholds(titan8):
     problem = go.load_problem(CRAWL)
     for footholds, what in [({"XX": (0.3, 0.3)}, "unknown foot"), ({"FL": (0.3,)}, r"expected \[x, y\]")]:

@@ -11,6 +11,8 @@ import gaitopt as go
 from gaitopt.errors import InputError
 from gaitopt.problem import COST_TERMS, FOOT_MODES, TRANSCRIPTIONS, load_problem, shipped_problems
 
+pytestmark = pytest.mark.fast  # cheap: the whole file is in the fast subset
+
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEM_FILES = shipped_problems()
 STATIC = ROOT / "problems" / "biped7_static_walk.yaml"

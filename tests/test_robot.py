@@ -12,6 +12,8 @@ import pytest
 from gaitopt.errors import InputError
 from gaitopt.robot import available_robots, load_robot
 
+pytestmark = pytest.mark.fast  # cheap: the whole file is in the fast subset
+
 ROBOTS = available_robots()
 
 # Total mass of each robot [kg], from the data its README cites, and the tolerance of the

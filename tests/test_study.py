@@ -32,6 +32,7 @@ def _study_file(tmp_path, parameters, **extra) -> Path:
     return path
 
 
+@pytest.mark.fast
 def test_with_actuators_replaces_only_the_named_joints():
     robot = go.load_robot("biped7")
     new = robot.with_actuators({"left_knee": robot.actuators["left_knee"].with_gear(100.0)})
@@ -47,6 +48,7 @@ def test_with_actuators_replaces_only_the_named_joints():
         robot.with_actuators({"base_x": robot.actuators["left_knee"]})
 
 
+@pytest.mark.fast
 def test_motor_catalogue_has_sources_and_the_20w_42v_motor():
     motors = load_motors()
     assert all(m.source.strip() for m in motors.values())
@@ -58,6 +60,7 @@ def test_motor_catalogue_has_sources_and_the_20w_42v_motor():
     assert act.stall_torque == pytest.approx(ref.stall_torque)
 
 
+@pytest.mark.fast
 def test_bad_motor_catalogue(tmp_path):
     path = tmp_path / "motors.yaml"
     path.write_text("motors:\n  m1: {motor: x, resistance: 1, torque_constant: 0.1, voltage: 12, "
@@ -66,6 +69,7 @@ def test_bad_motor_catalogue(tmp_path):
         load_motors(path)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("parameters, extra, match", [
     ({"gear_ratio.elbow": [50]}, {}, r"parameters\.gear_ratio\.elbow: not an actuated joint"),
     ({"motor": ["no_such_motor"]}, {}, r"unknown motor 'no_such_motor' \(allowed: re25"),
@@ -80,6 +84,7 @@ def test_bad_study_file(tmp_path, parameters, extra, match):
         build_cases(load_study(_study_file(tmp_path, parameters, **extra)))
 
 
+@pytest.mark.fast
 def test_grid_applies_motors_then_gears_per_group(tmp_path):
     from gaitopt.study import build_cases
     study = load_study(_study_file(tmp_path, {"motor.knee": ["re30_60w_48v"], "gear_ratio.knee": [100, 150],
@@ -189,11 +194,13 @@ def test_codesign_case_in_a_study_reports_the_optimal_gears(tmp_path):
     assert row["joule_loss_per_m"] == pytest.approx(row["cost"], rel=1e-6)
 
 
+@pytest.mark.fast
 def test_bad_executor(tmp_path):
     with pytest.raises(InputError, match="executor must be"):
         run_study(load_study(_study_file(tmp_path, {"speed": [0.3]})), tmp_path / "o", executor="threads")
 
 
+@pytest.mark.fast
 def test_cli_sweep_bad_input_exit_code(tmp_path):
     from gaitopt.cli import main
     path = _study_file(tmp_path, {"motor": ["nope"]})
@@ -201,6 +208,7 @@ def test_cli_sweep_bad_input_exit_code(tmp_path):
     assert main(["sweep", str(tmp_path / "missing.yaml"), "-o", str(tmp_path / "o")]) == 2
 
 
+@pytest.mark.fast
 def test_shipped_study_files_load():
     from gaitopt.study import build_cases
     files = sorted((ROOT / "problems" / "studies").glob("*.yaml"))

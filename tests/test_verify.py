@@ -67,6 +67,7 @@ def test_replay_verifies(replayed):
     assert r["simulated_s"] == pytest.approx(REPLAY_CYCLES * result.trajectory.period, abs=2 * verify.ReplaySettings().timestep)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("robot_name", ["biped7", "hoap2_sagittal", "titan8", "solo12", "hoap2"])
 def test_mujoco_model_matches_pinocchio(robot_name):
     """The URDF through MuJoCo's compiler, with gaitopt's base coordinates: the same mass,
@@ -81,6 +82,7 @@ def test_mujoco_model_matches_pinocchio(robot_name):
         assert max(errs.values()) < 1e-6, errs
 
 
+@pytest.mark.fast
 def test_stance_gains_follow_the_feet_below_each_joint():
     robot = go.load_robot("biped7")
     sim = verify.build_model(robot, settings=verify.ReplaySettings(stance_frequency_hz=2.0))
@@ -95,6 +97,7 @@ def test_stance_gains_follow_the_feet_below_each_joint():
     assert np.all(sim.kp_stance > 0) and np.all(sim.kp > 0)
 
 
+@pytest.mark.fast
 def test_locked_joints_are_fixed_at_their_values():
     robot = go.load_robot("hoap2_sagittal")
     assert robot.locked
@@ -159,6 +162,7 @@ def test_cli_bad_input_exit_2(args, static_walk_dir, capsys):
     assert err.startswith("gaitopt: ") and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.fast
 def test_missing_mujoco_is_a_clear_input_error(monkeypatch):
     import sys
     monkeypatch.setitem(sys.modules, "mujoco", None)
