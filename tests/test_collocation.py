@@ -30,13 +30,7 @@ KNOWN = {"trapezoidal", "hermite_simpson"}  # the rules the adapters below know 
 
 def defects(rule, h, knot0, knot1, interval) -> np.ndarray:
     """The rule's defect residuals (rows, …) of one interval; knot = (q, v, a)."""
-    q0, v0, a0 = knot0
-    q1, v1, a1 = knot1
-    if rule.name == "trapezoidal":
-        return np.array(rule.defects(h, q0, v0, q1, v1, interval[2]))
-    if rule.name == "hermite_simpson":
-        return np.array(rule.defects(h, q0, v0, a0, q1, v1, a1, interval))
-    raise NotImplementedError(f"no adapter for rule {rule.name}")
+    return np.array(rule.defects(h, *knot0, *knot1, interval))
 
 
 def interpolate(rule, tau, h, knot0, knot1, interval):
