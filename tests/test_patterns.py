@@ -336,7 +336,7 @@ def test_expanded_gait_decodes(robot_name, pattern):
         assert [ph.name for ph in problem.phases] == [p["name"] for p in gait["phases"]]
         assert all(ph.knots >= 2 for ph in problem.phases)
         sched = Schedule(r, problem)  # every foot named with one of its modes, half cycles mirrored
-        assert len(sched.expanded) == problem.cycle_phases
+        assert len(sched.expanded) == len(problem.phases) * (2 if problem.cycle == "half" else 1)
 
 
 def test_general_form_decodes():
