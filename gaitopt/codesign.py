@@ -11,6 +11,9 @@ import dataclasses
 
 import numpy as np
 
+from .gait import solve as solve_gait
+from .problem import Bounded
+
 
 def optimal_gears(result) -> dict:
     """Design group → optimal gear ratio of a solved co-design problem ({} without design)."""
@@ -43,8 +46,6 @@ def solve(problem, *, warm_start=None, **kwargs):
     sweep) each group's guess becomes that result's gear ratio (clipped to the bounds), so the
     search starts from that gait and gear; a warm start without a robot (e.g.
     `gaitopt.study.warm_start_from_csv`) leaves the guesses of the design section. Other keyword arguments are those of `gaitopt.solve`."""
-    from .gait import solve as solve_gait
-    from .problem import Bounded
     if getattr(warm_start, "robot", None) is not None and problem.design:
         groups = []
         for d in problem.design:

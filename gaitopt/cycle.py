@@ -24,6 +24,13 @@ def cycle_shift(coordinates, slope: float) -> np.ndarray:
     return shift
 
 
+def height_above_terrain(q, coordinates, slope: float):
+    """Base origin height above the terrain plane z = x·tan(slope) [m] of q (..., nq), along
+    world z."""
+    coordinates = list(coordinates)
+    return q[..., coordinates.index("base_z")] - q[..., coordinates.index("base_x")] * np.tan(slope)
+
+
 def torque_permutation(robot) -> tuple:
     """(perm, sign) over the actuated joints: mirrored τ[i] = sign[i]·τ[perm[i]]."""
     m = robot.mirror

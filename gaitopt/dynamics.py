@@ -25,7 +25,7 @@ GRAVITY = 9.81
 
 def _cross(a, b):
     # ca.cross builds the same six products as an element-by-element vertcat, in one call
-    # (about 10× faster from Python: building solo12's expressions spent most of its time here)
+    # (much faster from Python: building solo12's expressions spent most of its time here)
     return ca.cross(a, b)
 
 

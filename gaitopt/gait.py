@@ -9,6 +9,7 @@ import numpy as np
 
 from .errors import InputError
 from .guess import automatic_guess, warm_start as warm_guess
+from .precheck import check_problem
 from .problem import Problem, load_problem
 from .result import Result, build_trajectory, evaluate_violations
 from .robot import Robot, robot_of
@@ -29,6 +30,7 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
     robot = robot or robot_of(problem)
+    check_problem(problem, robot)  # infeasible by construction: say why now, not after max_iter
     t0 = time.perf_counter()
     tr = transcribe(problem, robot, constraints=constraints)
     t_build = time.perf_counter() - t0

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
+from .cycle import FLIP_Y, mirror_contact_name
+from .nlp import force_axes, variables_from_forces
 from .schedule import active_points
 
 
@@ -200,7 +202,7 @@ def automatic_guess(tr) -> np.ndarray:
         Qu[:, j] = all_Q[:, i]
     Vu = np.gradient(Qu, uniq, axis=1) if len(uniq) > 2 else np.zeros_like(Qu)
     Au = np.gradient(Vu, uniq, axis=1) if len(uniq) > 2 else np.zeros_like(Qu)
-    dim, comp = tr.force_dim, ([0, 2] if tr.force_dim == 2 else [0, 1, 2])
+    dim, comp = tr.force_dim, force_axes(tr.force_dim)
     split = _ForceSplit(robot, problem, comp)
     states = []
     offset = 0
@@ -249,9 +251,7 @@ def _wrap_forces(robot, problem, f_full):
     """{point: world force} at the end of the optimised part, seen at its start."""
     if f_full is None or problem.cycle != "half":
         return f_full
-    names = [c.name for c in robot.contacts]
-    flip = np.array([1.0, -1.0, 1.0])
-    return {names[int(robot.mirror.contact_perm[names.index(c)])]: flip * f for c, f in f_full.items()}
+    return {mirror_contact_name(robot, c): FLIP_Y * f for c, f in f_full.items()}
 
 
 def _nnls(M, d, tol=1e-10, max_iter=None):
@@ -398,7 +398,7 @@ def warm_start(tr, result) -> np.ndarray:
         tm = t_lo + 0.5 * (fr[:-1] + fr[1:]) * (t_hi - t_lo)
         knots, mids = prev.sample_phase(ph.name, ts), prev.sample_phase(ph.name, tm)
         for smp in (knots, mids):  # forces of this phase's points in contact, as its variables
-            smp["f"] = _force_variables(smp["f"], pv.active, prev.contact_names, tr_comp(tr))
+            smp["f"] = variables_from_forces(smp["f"], pv.active, prev.contact_names, tr.force_dim)
         tr.method.fill_warm_start(x0, pv, knots, mids)
         if not ph.duration.fixed:
             x0[tr.globals[f"T_{ph.name}"].index] = t_hi - t_lo
@@ -409,14 +409,3 @@ def warm_start(tr, result) -> np.ndarray:
             x0[lam.index.ravel()] = result.impulses[name]
     fill_slacks(tr, x0)
     return x0
-
-
-def _force_variables(f, active, contact_names, comp) -> np.ndarray:
-    """Force variables (len(comp)·n_active × time) of the points in `active` from sampled
-    world forces f (time × nc × 3)."""
-    rows = [f[:, contact_names.index(c), :][:, comp].T for c in active]
-    return np.vstack(rows) if rows else np.zeros((0, f.shape[0]))
-
-
-def tr_comp(tr):
-    return [0, 2] if tr.force_dim == 2 else [0, 1, 2]

@@ -80,6 +80,30 @@ class NlpBuilder:
                 np.concatenate(self.lbg) if self.lbg else empty, np.concatenate(self.ubg) if self.ubg else empty)
 
 
+def force_axes(dim: int) -> list:
+    """World axes of the force components carried per contact point: x, z in the sagittal
+    plane (dim 2), x, y, z in 3-D."""
+    return [0, 2] if dim == 2 else [0, 1, 2]
+
+
+def forces_from_variables(values, active, contact_names, dim: int) -> np.ndarray:
+    """World forces (n, nc, 3) of all contact points from force variables (dim·n_active, n) of
+    the points in `active` (zero for the others)."""
+    values = np.asarray(values, float)
+    out = np.zeros((values.shape[1], len(contact_names), 3))
+    for i, cname in enumerate(active):
+        ci = list(contact_names).index(cname)
+        for j, ax in enumerate(force_axes(dim)):
+            out[:, ci, ax] = values[dim * i + j]
+    return out
+
+
+def variables_from_forces(f, active, contact_names, dim: int) -> np.ndarray:
+    """Inverse of `forces_from_variables`: (dim·n_active, n) from world forces (n, nc, 3)."""
+    rows = [np.asarray(f)[:, list(contact_names).index(c), :][:, force_axes(dim)].T for c in active]
+    return np.vstack(rows) if rows else np.zeros((0, np.asarray(f).shape[0]))
+
+
 @dataclass
 class PhaseVars:
     """Variables of one phase (matrices are dimension × knots or × intervals).
@@ -137,6 +161,13 @@ class Point:
     dynamic: bool
     phase_start: "Point | None" = None
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def cached(self, key: str, build):
+        """The value `build()` computed once per point and key (expressions several components
+        share at this point)."""
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
 
     def contact_kinematics(self, dynamics):
         """(positions (3, nc), velocities (3, nc)) of every contact point at this point, world

@@ -15,6 +15,9 @@ from typing import Any
 import yaml
 
 from .errors import InputError
+from .patterns import expand_gait
+from .robot import load_robot
+from .settings import FEASIBILITY_KEYS, Bounded, base_height, bounded as _bounded, feasibility_settings
 from .yamlio import Fields, load_yaml
 
 FOOT_MODES = ("swing", "flat", "heel", "toe", "stance")
@@ -25,23 +28,6 @@ CYCLES = ("full", "half")
 CONE_TYPES = ("pyramid", "cone")
 TOUCHDOWNS = ("impact", "soft")
 LINEAR_SOLVERS = ("mumps", "spral")
-
-
-@dataclass(frozen=True)
-class Bounded:
-    """A quantity that is fixed (min == max) or free within [min, max], with an initial guess."""
-
-    min: float
-    max: float
-    guess: float
-
-    @property
-    def fixed(self) -> bool:
-        return self.min == self.max
-
-    @staticmethod
-    def fixed_at(value: float) -> "Bounded":
-        return Bounded(float(value), float(value), float(value))
 
 
 @dataclass(frozen=True)
@@ -70,8 +56,14 @@ class Constraints:
     torque_rate: float | None = None   # N·m/s bound on |dτ/dt|, None for no bound
     touchdown: str = "impact"          # impact (inelastic velocity jump) | soft (zero touchdown velocity)
     base_pitch_limit: float = 1.2      # rad, |base pitch| (and roll) bound; keeps Euler angles regular
-    base_height: Bounded | None = None  # m, base origin above the ground below it, every collocation point
+    base_height: Bounded | bool | None = None  # m, base origin above the ground below it (None: robot default band, False: off)
     footholds: dict | None = None      # foot → (x, y) m: where it touches down, relative to the base origin
+    # Kinematic feasibility (gaitopt.constraints.kinematics): None = the robot's defaults,
+    # False = off, else the explicit setting.
+    foot_range: dict | bool | None = None      # {half_size: [x, y, z] m, feet: {FOOT: [x, y, z]}}
+    leg_separation: dict | bool | None = None  # {lateral: m, longitudinal: m}
+    base_attitude: dict | bool | None = None   # {roll: rad, pitch: rad, yaw: rad} half-widths of the band
+    knee_margin: float | bool | None = None    # rad from the straight knee (joints from robot.yaml `knees`)
 
 
 @dataclass(frozen=True)
@@ -162,22 +154,6 @@ def _as_number(text: str):
         return text
 
 
-def _bounded(f: Fields, key: str, *, positive: bool = True) -> Bounded | None:
-    value = f.raw(key, None)
-    if value is None:
-        return None
-    if isinstance(value, dict):
-        b = f.mapping(key)
-        lo = b.number("min", positive=positive)
-        hi = b.number("max", positive=positive)
-        guess = b.number("guess", 0.5 * (lo + hi))
-        b.done(["min", "max", "guess"])
-        if not lo <= guess <= hi:
-            raise f.error(key, f"need min <= guess <= max, got {lo}, {guess}, {hi}")
-        return Bounded(lo, hi, guess)
-    return Bounded.fixed_at(f.number(key, positive=positive))
-
-
 def _footholds(c: Fields) -> dict | None:
     """constraints.footholds: {FOOT: [x, y]} (m; [x] alone on sagittal robots)."""
     raw = c.raw("footholds", None)
@@ -253,8 +229,9 @@ def _constraints(f: Fields) -> Constraints:
         torque_rate=None if rate is None else c.number("torque_rate", positive=True),
         touchdown=c.string("touchdown", d.touchdown, allowed=TOUCHDOWNS),
         base_pitch_limit=c.number("base_pitch_limit", d.base_pitch_limit, positive=True),
-        base_height=_bounded(c, "base_height"),
+        base_height=base_height(c),
         footholds=_footholds(c),
+        **feasibility_settings(c, FEASIBILITY_KEYS),
     )
     c.done([k for k in Constraints.__dataclass_fields__ if k not in ("friction", "cone")] + ["friction"])
     return cons
@@ -319,13 +296,26 @@ def _stride(f: Fields, cycle: str) -> Bounded | None:
     return stride
 
 
+PATTERN_KEYS = ("pattern", "duty_factor", "offsets", "period")
+
+
+def _robot_search(base_dir: Path | None) -> list:
+    """Where a problem file's robot folder is looked for besides the shipped robots/."""
+    return [base_dir.resolve().parent / "robots"] if base_dir is not None else []
+
+
 def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None = None) -> Problem:
     """Build and validate a Problem from plain data (as read from YAML)."""
     f = Fields(data, source)
     robot = f.string("robot")
-    if base_dir is not None and ("/" in robot or robot.endswith(".yaml")):
+    if base_dir is not None and ("/" in robot or robot.endswith(".yaml") or (base_dir / robot / "robot.yaml").is_file()):
+        # a path relative to the problem file (a bare name only when such a folder is there),
+        # never to the working directory
         robot = str((base_dir / robot).resolve())
     g = f.mapping("gait")
+    if not g.has("phases") and any(g.has(k) for k in PATTERN_KEYS):  # the phases follow from the robot's legs
+        g = Fields(expand_gait(g.data, load_robot(robot, search=_robot_search(base_dir)), source),
+                   source, "gait")
     cycle = g.string("cycle", "full", allowed=CYCLES)
     raw_phases = g.sequence("phases")
     if not raw_phases:
@@ -362,7 +352,8 @@ def _record_as_file(r: dict) -> dict:
     cons = dict(r["constraints"])
     cons["friction"] = {k: v for k, v in (("mu", cons.get("friction")), ("cone", cons.pop("cone", None)))
                         if v is not None}
-    cons["base_height"] = bounded(cons.get("base_height"))
+    if cons.get("base_height") is not False:
+        cons["base_height"] = bounded(cons.get("base_height"))
     if cons.get("footholds") is not None:
         cons["footholds"] = {k: list(v) for k, v in cons["footholds"].items()}
     phases = [{"name": p["name"], "contacts": dict(p["contacts"]), "knots": p["knots"],

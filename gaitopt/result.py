@@ -7,7 +7,7 @@ import casadi as ca
 import numpy as np
 
 from .cycle import cycle_shift, mirror_contact_forces, mirror_coordinates, mirror_torques
-from .nlp import Layout
+from .nlp import Layout, forces_from_variables
 from .trajectory import PhaseTrajectory, Trajectory
 
 
@@ -91,20 +91,13 @@ def build_trajectory(tr, x: np.ndarray) -> tuple[Trajectory, dict]:
     """Knot values of the solution, expanded to the full cycle; and the impact impulses."""
     robot, problem = tr.robot, tr.problem
     names = [c.name for c in robot.contacts]
-    comp = [0, 2] if tr.force_dim == 2 else [0, 1, 2]
     dim = tr.force_dim
     nc = len(names)
     stride = float(x[tr.globals["stride"].index].ravel()[0]) if "stride" in tr.globals else problem.stride.min
     half = problem.cycle == "half"
 
     def forces(fvals, active):
-        n = fvals.shape[1]
-        out = np.zeros((n, nc, 3))
-        for i, cname in enumerate(active):
-            ci = names.index(cname)
-            for j, ax in enumerate(comp):
-                out[:, ci, ax] = fvals[dim * i + j]
-        return out
+        return forces_from_variables(fvals, active, names, dim)
 
     phases = []
     t0 = 0.0

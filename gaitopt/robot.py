@@ -19,6 +19,7 @@ import numpy as np
 import pinocchio as pin
 
 from .errors import InputError
+from .settings import feasibility_settings
 from .robot_model import (BASE_COORDINATES, BASE_MODES, Actuator, ContactPoint, Foot, Mirror, Robot,
                           set_reflected_inertia)
 from .yamlio import Fields, load_yaml
@@ -36,7 +37,8 @@ _BASE_JOINT_MODELS = {
 ACTUATOR_FIELDS = ("motor", "resistance", "torque_constant", "voltage", "current_limit",
                    "rated_power", "rotor_inertia", "gear_ratio", "gear_efficiency", "source")
 ROBOT_KEYS = ("name", "description", "urdf", "base", "locked", "joint_limits", "passive", "feet",
-              "mirror", "standing", "actuators", "sources")
+              "mirror", "standing", "actuators", "kinematics", "sources")
+KINEMATICS_KEYS = ("knees", "knee_margin", "foot_range", "leg_separation", "base_attitude", "base_height")
 
 REPO_ROBOTS = Path(__file__).resolve().parent.parent / "robots"
 
@@ -50,13 +52,20 @@ def robot_folder(name_or_path: str | Path, search: list[Path] | None = None) -> 
     p = Path(name_or_path)
     if p.name == "robot.yaml" and p.is_file():
         return p.parent.resolve()
-    if p.is_dir() and (p / "robot.yaml").is_file():
-        return p.resolve()
-    for root in list(search or []) + [REPO_ROBOTS]:
+    if "/" in str(name_or_path) or p.is_absolute():  # a path: that folder or nothing
+        if (p / "robot.yaml").is_file():
+            return p.resolve()
+        raise InputError(f"{str(name_or_path)!r} is not a robot folder (no robot.yaml there)", field="robot")
+    roots = list(search or []) + [REPO_ROBOTS]
+    for root in roots:
         cand = Path(root) / str(name_or_path)
         if (cand / "robot.yaml").is_file():
             return cand.resolve()
-    raise InputError(f"no robot {str(name_or_path)!r}", field="robot", allowed=available_robots())
+    if p.is_dir() and (p / "robot.yaml").is_file():  # a path relative to the working directory
+        return p.resolve()
+    looked = ", ".join(str(r) for r in roots)
+    raise InputError(f"no robot folder {str(name_or_path)!r} (a folder with robot.yaml; looked in {looked} "
+                     "and the working directory)", field="robot", allowed=available_robots())
 
 
 def available_robots() -> list[str]:
@@ -161,12 +170,13 @@ def load_robot(name_or_path: str | Path, *, base: str | None = None,
     actuators, reflected = _actuators(f, actuated)
     set_reflected_inertia(model, actuators, reflected)
     standing_q = _standing(f, model, coord, base, contacts)
+    kinematics = _kinematics(f, coord)
     f.raw("sources", None)
     f.done(ROBOT_KEYS)
     if name != folder.name:
         raise f.error("name", f"must equal the folder name {folder.name!r}")
     return Robot(name, folder, urdf, base, model, locked, feet, contacts, mirror, actuators,
-                 actuated, standing_q, description)
+                 actuated, standing_q, description, kinematics)
 
 
 def robot_of(problem) -> Robot:
@@ -345,6 +355,30 @@ def _actuators(f: Fields, actuated):
             raise af.error(f"joints.{j}", f"missing actuator data {missing}", ACTUATOR_FIELDS)
         out[j] = Actuator(**vals)
     return out, reflected
+
+
+def _kinematics(f: Fields, coord) -> dict:
+    """robot.yaml `kinematics`: the robot's own settings of the kinematic feasibility
+    constraints (gaitopt.constraints.kinematics), in the problem file's forms, plus
+    `knees: {JOINT: {bend: 1 | -1, straight: rad}}` (knee-type joints and the side they bend to)."""
+    kf = f.mapping("kinematics", {}, allowed=list(KINEMATICS_KEYS))
+    out = {}
+    if kf.has("knees"):
+        knees = kf.mapping("knees")
+        out["knees"] = {}
+        for joint in knees.data:
+            if joint not in coord:
+                raise knees.error(joint, "unknown joint", allowed=coord)
+            k = knees.mapping(joint, allowed=["bend", "straight"])
+            bend = k.number("bend")
+            if bend not in (1.0, -1.0):
+                raise k.error("bend", f"expected 1 or -1 (the sign of q when the knee bends), got {bend}")
+            out["knees"][str(joint)] = {"bend": bend, "straight": k.number("straight", 0.0)}
+            k.done(["bend", "straight"])
+    # the other keys have the problem file's forms: read by the same decoder
+    out.update(feasibility_settings(kf, [k for k in KINEMATICS_KEYS if k != "knees" and kf.has(k)]))
+    kf.done(KINEMATICS_KEYS)
+    return out
 
 
 def _standing(f: Fields, model, coord, base, contacts):

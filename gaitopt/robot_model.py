@@ -139,8 +139,10 @@ class Robot:
     """
 
     def __init__(self, name, folder, urdf, base, model, locked, feet, contacts, mirror,
-                 actuators, actuated, standing_q, description=""):
+                 actuators, actuated, standing_q, description="", kinematics=None):
         self.name = name
+        # robot.yaml `kinematics`: knee joints and feasibility settings (gaitopt.constraints.kinematics)
+        self.kinematics = dict(kinematics or {})
         self.folder = folder
         self.urdf = urdf
         self.base = base

@@ -157,19 +157,16 @@ def _ipopt_options(linear_solver: str, print_level: int, options: dict) -> dict:
         "sb": "yes",
         "mu_strategy": "adaptive",
         # MUMPS pivot threshold 1e-3 instead of IPOPT's 1e-6: with tiny pivots accepted the KKT
-        # solves were inaccurate enough that IPOPT's path depended on rounding (the same problem
-        # took 91 or 39 iterations at 4× knots with the AMD or METIS ordering, the slope walk 79
-        # or 1000); at 1e-3 both orderings take the same path, and fewer iterations
-        # (bench/solve.py, README "Speed"): heel-toe walk 74 → 51 at 1× knots, 91 → 39 at 4×.
+        # solves were inaccurate enough that IPOPT's path depended on rounding (the ordering
+        # changed the iteration count); at 1e-3 both orderings take one, shorter path.
         "mumps_pivtol": 1e-3 if linear_solver == "mumps" else None,
         # METIS ordering: its factor grows linearly with the knots on the 3-D robots, where AMD's
-        # grew faster (solo12 trot at 4× knots: 16 MB and 80 ms per factorisation vs 24 MB and
-        # 130 ms); on the sagittal bipeds the two are within the timing noise.
+        # grew faster; on the sagittal bipeds the two are within the timing noise.
         "mumps_pivot_order": 5 if linear_solver == "mumps" else None,
         # MUMPS work space: IPOPT's default reserves 11× the analysis estimate at every
-        # factorisation, so the kernel maps and zeroes fresh pages each time (heel-toe walk at
-        # 4× knots: 0.82 s of system time, 0.05 s with 2×). IPOPT doubles it and refactorises
-        # if MUMPS ever runs short, so a smaller start is safe.
+        # factorisation, so the kernel maps and zeroes fresh pages each time. IPOPT doubles it
+        # and refactorises if MUMPS ever runs short, so a smaller start is safe.
+        # (Measurements of all three: docs/speed.md, "IPOPT settings".)
         "mumps_mem_percent": 100 if linear_solver == "mumps" else None,
     }
     ipopt = {k: v for k, v in ipopt.items() if v is not None}
@@ -187,8 +184,8 @@ def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     time, NLP size.
     """
     # The KKT systems here are small (10³–10⁴ rows): BLAS/OpenMP threads in MUMPS only spin and
-    # steal the other core (measured: 50 % more CPU for the same wall time alone, and solves 4×
-    # slower when tests or studies run side by side). Read when IPOPT's libraries load; a
+    # steal the other core (more CPU for the same wall time alone, and much slower solves when
+    # tests or studies run side by side: docs/speed.md). Read when IPOPT's libraries load; a
     # value the user set is kept.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     t0 = time.perf_counter()

@@ -46,6 +46,7 @@ import numpy as np
 from . import quantities as Q
 from .actuation import motor_voltage
 from .codesign import with_design
+from .cycle import cycle_shift
 from .energy import absolute_work, cycle_energies, phase_spans, specific_resistance
 from .errors import InputError
 from .export import read_trajectory_csv, save
@@ -283,11 +284,7 @@ def warm_start_from_csv(path: str | Path):
                                           stack["a"][sl], tau[sl], f[sl], {}))
             start = i
     stride, period = float(meta["stride"]), float(meta["period"])
-    shift = np.zeros(len(coords))
-    if "base_x" in coords:
-        shift[coords.index("base_x")] = stride
-    if "base_z" in coords:
-        shift[coords.index("base_z")] = stride * np.tan(float(meta.get("slope_rad", 0.0)))
+    shift = stride * cycle_shift(coords, float(meta.get("slope_rad", 0.0)))
     traj = Trajectory(tuple(phases), tuple(coords), tuple(actuated), tuple(contacts), stride, period,
                       "trapezoidal", shift)
     return _WarmStart(traj, {})

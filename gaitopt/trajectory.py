@@ -6,6 +6,7 @@ the state just before and just after (they differ in velocity at an impact).
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -148,7 +149,6 @@ class Trajectory:
         `from_arrays` rebuilds the identical Trajectory. Keys: format, coordinates, actuated,
         contact_names, stride, period, method, base_shift, phase_names, phase_modes (JSON), and
         per phase i `p{i}.t`, `p{i}.q`, … and `p{i}.mid.q`, … (Hermite–Simpson midpoints)."""
-        import json
         out = {
             "format": np.array(f"gaitopt-knots {KNOTS_FORMAT_VERSION}"),
             "coordinates": np.array(self.coordinates, dtype=str),
@@ -173,7 +173,6 @@ class Trajectory:
     def from_arrays(cls, data) -> "Trajectory":
         """Inverse of `to_arrays` (data: a dict or an opened .npz). Raises KeyError or
         ValueError on a malformed input (callers name the file)."""
-        import json
         fmt = str(data["format"])
         if fmt != f"gaitopt-knots {KNOTS_FORMAT_VERSION}":
             raise ValueError(f"unknown knots format {fmt!r}")

@@ -1,10 +1,11 @@
-"""The source papers' calibration checks (MISSION.md, "Sanity checks"), on gaitopt's own
+"""The source papers' calibration checks (docs/calibration.md), on gaitopt's own
 symbolic dynamics (`SymbolicDynamics.inverse_dynamics`) against references computed without it
 (gaitopt.calibration):
 
 1. static standing: joint torques equal statics — for every joint, minus the moment about its
    axis of the loads outboard of it (link weights and foot forces); on TITAN-VIII each knee
-   carries (m − m_lower_legs)·g/4 = 49.1 N (/work/shared/data/titan8.yaml, knee_reaction_check);
+   carries (m − m_lower_legs)·g/4 = 49.1 N (Endo, Arikawa, Hirose, ICRA 2011, Sec. III-A and
+   footnote 2);
 2. a slow vertical sinusoidal body motion on all feet: ∫ Σ τ q̇ dt over the rise equals the
    potential-energy gain, and over a full period it vanishes;
 3. joint torques from the foot forces through the leg Jacobian transpose (Jacobian by finite
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.fast  # cheap: the whole file is in the fast subset
 
 G = 9.81
 RTOL = 0.01                 # the papers' 1 %
-TITAN_KNEE_FORCE = 49.1     # N, titan8.yaml knee_reaction_check.Fz_N (rounded from 49.05)
+TITAN_KNEE_FORCE = 49.1     # N, the TITAN-VIII paper's knee reaction (ICRA 2011, footnote 2; 49.05 rounded)
 
 
 @pytest.fixture(scope="module")

@@ -14,20 +14,21 @@ from .design import ABS_POWER_COSTS, GearRatioDesign, PowerSplit
 from .dynamics import Collocation
 from .junction import (CycleGauge, ForceContinuity, ImpactMap, Speed, StateContinuity, TorqueContinuity,
                        VelocityContinuity)
-from .limits import (BaseAboveGround, BaseAttitudeLimit, CurrentLimit, JointLimits, PowerLimit, TorqueLimits,
+from .kinematics import BaseAttitude, FootRangeOfMotion, KneeMargin, LegSeparation
+from .limits import (BaseAboveGround, CurrentLimit, JointLimits, PowerLimit, TorqueLimits,
                      TorqueRateLimit, TorqueSpeedLimit, VelocityLimits)
 from .posture import BaseHeight, Foothold
 from .swing import RollClearance, SwingClearance, lift_off_fade
 
 CONSTRAINTS = (
     # variable bounds
-    JointLimits, BaseAttitudeLimit, BaseAboveGround, VelocityLimits, TorqueLimits,
+    JointLimits, KneeMargin, BaseAttitude, BaseAboveGround, VelocityLimits, TorqueLimits,
     # design variables (after the effort limits: designed joints lose their torque bounds)
     GearRatioDesign,
     # per phase, then at every collocation point, then per interval
     Collocation,
     InverseDynamics, FrictionCone, BaseHeight, Foothold, ContactAtRest, ContactGround, SwingClearance,
-    RollClearance, TorqueSpeedLimit, CurrentLimit, PowerLimit,
+    RollClearance, TorqueSpeedLimit, CurrentLimit, PowerLimit, FootRangeOfMotion, LegSeparation,
     TorqueRateLimit,
     # phase junctions and the cycle
     StateContinuity, TorqueContinuity, ImpactMap, VelocityContinuity, ForceContinuity,

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from ..nlp import NlpBuilder
+from ..nlp import NlpBuilder, force_axes
 
 
 class Constraint:
@@ -143,7 +143,7 @@ class Context:
 
     @property
     def comp(self) -> list:
-        return [0, 2] if self.sagittal else [0, 1, 2]
+        return force_axes(self.dim)
 
     @property
     def half(self) -> bool:

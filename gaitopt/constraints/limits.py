@@ -28,21 +28,6 @@ class JointLimits(Constraint):
         ctx.builder.bound(self.term, ctx.phases[p].name, ctx.phases[p].q.index[nb:, :])
 
 
-class BaseAttitudeLimit(Constraint):
-    """BaseAttitudeLimit: |base pitch|, |base roll| ≤ constraints.base_pitch_limit [rad], as
-    bounds (keeps the Euler angles away from their singularity)."""
-
-    term = "base_attitude"
-    where = ("bounds",)
-
-    def bound(self, ctx, bounds):
-        limit = ctx.problem.constraints.base_pitch_limit
-        for c in ("base_pitch", "base_roll"):
-            if c in ctx.robot.base_coordinates:
-                i = ctx.robot.index(c)
-                bounds.q_lb[i], bounds.q_ub[i] = -limit, limit
-
-
 class BaseAboveGround(Constraint):
     """BaseAboveGround: base_z ≥ 0 [m] on flat ground (a loose −10 m on a slope, where the
     ground height varies along x), as a bound."""

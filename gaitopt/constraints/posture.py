@@ -6,30 +6,39 @@ import numpy as np
 
 from ..errors import InputError
 from .base import Constraint
+from .kinematics import base_height_band
 
 
 class BaseHeight(Constraint):
     """BaseHeight: base origin height above the terrain below it, z − x·tan(slope) ∈
-    [min, max] [m] (constraints.base_height), at every kinematic collocation point."""
+    [min, max] [m], at every kinematic collocation point. Default band (0.75, 1.2) × the
+    standing base height; constraints.base_height (a number or {min, max}) or robot.yaml's
+    `kinematics.base_height` overrides it; false switches it off (see `base_height_band`)."""
 
     term = "base_height"
-    where = ("point",)
+    where = ("bounds", "point")
 
     @classmethod
     def applies(cls, problem, robot):
-        if problem.constraints.base_height is None:
+        given = problem.constraints.base_height
+        if given is False:
             return False
         if "base_z" not in robot.base_coordinates:
-            raise InputError("needs a floating base (sagittal or 3d)", file=problem.source,
-                             field="constraints.base_height")
+            if given is not None:
+                raise InputError("needs a floating base (sagittal or 3d)", file=problem.source,
+                                 field="constraints.base_height")
+            return False
         return True
 
+    def bound(self, ctx, bounds):
+        self.band = base_height_band(ctx)
+
     def add_point(self, ctx, p, point):
-        if not point.kinematic:
+        if not point.kinematic or self.band is None:
             return
-        band, robot = ctx.problem.constraints.base_height, ctx.robot
+        robot = ctx.robot
         z_base = point.q[robot.index("base_z")] - ctx.terrain.tan_slope * point.q[robot.index("base_x")]
-        ctx.builder.con(self.term, ctx.phases[p].name, z_base, band.min, band.max)
+        ctx.builder.con(self.term, ctx.phases[p].name, z_base, *self.band)
 
 
 def foothold_targets(robot, footholds: dict, source) -> dict:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..collocation import METHODS
+from ..cycle import cycle_shift
 from ..errors import InputError
 from ..problem import problem_from_record
 from ..result import Result
@@ -94,15 +96,11 @@ def _modes_by_phase(problem, robot) -> dict:
 def _trajectory_from_csv(path: Path, problem, robot) -> Trajectory:
     meta, cols = read_trajectory_csv(path)
     contacts = [c.name for c in robot.contacts]
-    shift = np.zeros(robot.nv)
-    if "base_x" in robot.base_coordinates:
-        shift[robot.index("base_x")] = 1.0
-    if "base_z" in robot.base_coordinates:
-        shift[robot.index("base_z")] = np.tan(problem.slope)
+    shift = cycle_shift(robot.coordinates, problem.slope)
     stride = float(meta["stride"])
-    if problem.transcription == "hermite_simpson":
-        warnings.warn(f"{path}: no {KNOTS_FILE} next to it; Hermite–Simpson midpoint torques and forces are "
-                      "approximated by the mean of their interval's ends", stacklevel=4)
+    if not METHODS[problem.transcription].knot_table_exact:
+        warnings.warn(f"{path}: no {KNOTS_FILE} next to it; {problem.transcription} midpoint torques and forces "
+                      "are approximated by the mean of their interval's ends", stacklevel=4)
     return Trajectory.from_knot_table(cols, coordinates=robot.coordinates, actuated=robot.actuated,
                                       contact_names=contacts, stride=stride, period=float(meta["period"]),
                                       method=problem.transcription, modes=_modes_by_phase(problem, robot),

@@ -7,6 +7,7 @@ from dataclasses import asdict
 import numpy as np
 import pinocchio as pin
 
+from ..cycle import height_above_terrain
 from ..version import __version__
 from .settings import load_mujoco
 
@@ -14,8 +15,8 @@ REPORT_FORMAT = "gaitopt-verify 1"
 
 
 def base_height(q, coords, slope):
-    """Base height above the floor, along world z [m]."""
-    return q[..., coords.index("base_z")] - q[..., coords.index("base_x")] * np.tan(slope)
+    """Base height above the floor, along world z [m] (gaitopt.cycle.height_above_terrain)."""
+    return height_above_terrain(q, coords, slope)
 
 
 
@@ -139,6 +140,7 @@ def judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f_
             "rms_difference_over_weight": float(_rms(all_diff.ravel()) / weight),
         },
         "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(settings).items()},
+        "model": {"balanced_links": dict(sim.balanced_links or {})},
         "pd_gains": {j: {"kp": float(sim.kp[i]), "kd": float(sim.kd[i]), "kp_stance": float(sim.kp_stance[i]),
                          "kd_stance": float(sim.kd_stance[i])} for i, j in enumerate(joints)},
         "versions": {"gaitopt": __version__, "mujoco": mujoco.__version__},

@@ -24,9 +24,6 @@ class Replay:
     series: dict = field(repr=False)
 
 
-def base_height(q, coords, slope):
-    """Base height above the floor, along world z [m]."""
-    return q[..., coords.index("base_z")] - q[..., coords.index("base_x")] * np.tan(slope)
 
 
 def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings()) -> Replay:

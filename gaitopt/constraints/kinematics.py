@@ -1,0 +1,227 @@
+"""Kinematic feasibility, on by default: what a leg can reach, legs that do not cross, a body
+that keeps its attitude and height, knees away from their straight singularity.
+
+Without these a cost such as the Joule loss is free to pick straight legs tucked under the
+belly or a body pitched to its Euler limit: cheap in torque, and no gait a robot walks. The
+defaults come from the robot's standing geometry (gaitopt.legs); robot.yaml's `kinematics`
+section and the problem's `constraints` override them (False switches one off).
+"""
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from ..legs import in_base_frame, leg_geometry
+from .base import Constraint
+
+# Defaults, as fractions of the standing geometry (documented in docs/feasibility.md).
+# box half-size / leg length along base x, y, z: a biped's legs swing through about ±30° (x = L·sin 30°);
+# legs of a multi-legged robot share the body's length with their neighbours
+FOOT_RANGE_FRACTION = {"biped": np.array([0.5, 0.15, 0.2]), "multi": np.array([0.3, 0.15, 0.2])}
+LEG_SEPARATION_FRACTION = 0.5   # minimum distance / standing distance between partner feet
+BASE_ATTITUDE_BAND = {"roll": 0.25, "pitch": 0.25, "yaw": 0.25}  # rad, half-widths
+BASE_HEIGHT_BAND = (0.75, 1.2)  # base height / standing base height
+KNEE_MARGIN = 0.15              # rad from the straight knee
+
+
+def robot_kinematics(robot) -> dict:
+    """robot.yaml's `kinematics` section (empty when the robot has none)."""
+    return dict(robot.kinematics)
+
+
+def setting(ctx, key: str):
+    """A feasibility setting: the problem's if given, else robot.yaml's, else None (default);
+    False when either switches it off."""
+    value = getattr(ctx.problem.constraints, key)
+    if value is None:
+        value = robot_kinematics(ctx.robot).get(key)
+    return value
+
+
+def _floating(robot) -> bool:
+    return "base_z" in robot.base_coordinates
+
+
+def _feet_in_base(ctx, point) -> dict:
+    """foot → (3,) SX: its reference point (mean of its contact points) in the base frame."""
+    def build():
+        pos, _ = point.contact_kinematics(ctx.dynamics)
+        names = ctx.contact_names
+        out = {}
+        for foot, f in ctx.robot.feet.items():
+            idx = [names.index(c) for c in f.contacts]
+            world = sum((pos[:, i] for i in idx[1:]), pos[:, idx[0]]) / len(idx)
+            out[foot] = in_base_frame(ctx.robot, point.q, world)
+        return out
+    return point.cached("feet_in_base", build)
+
+
+class FootRangeOfMotion(Constraint):
+    """FootRangeOfMotion: each foot's reference point (the mean of its contact points) stays in
+    a box around its standing position in the base frame, |p_b − p_b,stand| ≤ half_size [m]
+    per axis (x, y, z; x and z in the sagittal plane), and a foot that stands off the base's
+    mid-plane stays on its own side of it (y ≥ 0 for a left foot), at every kinematic
+    collocation point.
+    Default half-size: (0.5, 0.15, 0.2) × the leg's length (gaitopt.legs) for a biped, whose
+    legs swing through about ±30°, and (0.3, 0.15, 0.2) × it for robots with more legs; override
+    `foot_range: {half_size: [x, y, z], feet: {FOOT: [x, y, z]}}` in robot.yaml's `kinematics`
+    or the problem's `constraints`; false switches it off."""
+
+    term = "foot_range"
+    where = ("bounds", "point")
+
+    def __init__(self):
+        self.boxes = {}
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return _floating(robot) and problem.constraints.foot_range is not False \
+            and robot_kinematics(robot).get("foot_range") is not False
+
+    def bound(self, ctx, bounds):
+        geo = leg_geometry(ctx.robot)
+        given = setting(ctx, "foot_range") or {}
+        for foot in ctx.robot.feet:
+            half = given.get("feet", {}).get(foot, given.get("half_size"))
+            kind = "biped" if len(ctx.robot.feet) == 2 else "multi"
+            half = np.asarray(half, float) if half is not None else FOOT_RANGE_FRACTION[kind] * geo.length[foot]
+            lo, hi = geo.stance[foot] - half, geo.stance[foot] + half
+            # a foot off the mid-plane stays on its own side of it
+            side = np.sign(geo.stance[foot][1]) if abs(geo.stance[foot][1]) > 1e-9 else 0.0
+            if side > 0:
+                lo[1] = max(lo[1], 0.0)
+            elif side < 0:
+                hi[1] = min(hi[1], 0.0)
+            self.boxes[foot] = (lo, hi)
+
+    def add_point(self, ctx, p, point):
+        if not point.kinematic:
+            return
+        axes = [0, 2] if ctx.sagittal else [0, 1, 2]
+        for foot, rel in _feet_in_base(ctx, point).items():
+            lo, hi = self.boxes[foot]
+            ctx.builder.con(self.term, ctx.phases[p].name, rel[axes], lo[axes], hi[axes])
+
+
+class LegSeparation(Constraint):
+    """LegSeparation: feet do not cross. In the base frame, the left foot of each left/right
+    pair stays at least `lateral` [m] to the left of its partner (y_left − y_right ≥ lateral),
+    and on each side each foot at least `longitudinal` [m] ahead of the one behind it
+    (x_front − x_back ≥ longitudinal), at every kinematic collocation point. Default: half the
+    standing distances; override `leg_separation: {lateral: m, longitudinal: m}`; false
+    switches it off. 3-D robots only (the sagittal plane has no lateral axis)."""
+
+    term = "leg_separation"
+    where = ("bounds", "point")
+
+    def __init__(self):
+        self.rows = []  # (foot a, foot b, axis, minimum)
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return robot.base == "3d" and len(robot.feet) > 1 and problem.constraints.leg_separation is not False \
+            and robot_kinematics(robot).get("leg_separation") is not False
+
+    def bound(self, ctx, bounds):
+        geo = leg_geometry(ctx.robot)
+        given = setting(ctx, "leg_separation") or {}
+        for (a, b), axis, key in [(pair, 1, "lateral") for pair in geo.lateral_pairs] + \
+                                 [(pair, 0, "longitudinal") for pair in geo.neighbours]:
+            standing = geo.stance[a][axis] - geo.stance[b][axis]
+            minimum = given.get(key, LEG_SEPARATION_FRACTION * standing)
+            self.rows.append((a, b, axis, float(minimum)))
+
+    def add_point(self, ctx, p, point):
+        if not point.kinematic or not self.rows:
+            return
+        feet = _feet_in_base(ctx, point)
+        gaps = ca.vertcat(*[feet[a][axis] - feet[b][axis] for a, b, axis, _ in self.rows])
+        ctx.builder.con(self.term, ctx.phases[p].name, gaps, np.array([m for *_, m in self.rows]), np.inf)
+
+
+class BaseAttitude(Constraint):
+    """BaseAttitude: base roll and yaw within ±band, and base pitch within ±band of the terrain's
+    pitch for a multi-legged body (−slope: the body follows the slope) or of upright for a
+    biped's torso (see `attitude_pitch_centre`), [rad], as bounds; always within the Euler
+    regularity bound ±constraints.base_pitch_limit on pitch and roll. Yaw is measured from the
+    direction of travel (+x). Default band: 0.25 rad each; override `base_attitude: {roll,
+    pitch, yaw}`; false leaves only the regularity bound."""
+
+    term = "base_attitude"
+    where = ("bounds", "phase")
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return any(c in robot.base_coordinates for c in ("base_pitch", "base_roll", "base_yaw"))
+
+    def bound(self, ctx, bounds):
+        robot, limit = ctx.robot, ctx.problem.constraints.base_pitch_limit
+        given = setting(ctx, "base_attitude")
+        band = None if given is False else {**BASE_ATTITUDE_BAND, **(given or {})}
+        centre = {"base_roll": 0.0, "base_pitch": attitude_pitch_centre(ctx.problem, robot), "base_yaw": 0.0}
+        for c in ("base_roll", "base_pitch", "base_yaw"):
+            if c not in robot.base_coordinates:
+                continue
+            i = robot.index(c)
+            lo, hi = (-limit, limit) if c != "base_yaw" else (-np.inf, np.inf)
+            if band is not None:
+                width = band[c.removeprefix("base_")]
+                lo, hi = max(lo, centre[c] - width), min(hi, centre[c] + width)
+            bounds.q_lb[i], bounds.q_ub[i] = lo, hi
+        self.index = [robot.index(c) for c in ("base_roll", "base_pitch", "base_yaw") if c in robot.base_coordinates]
+
+    def add_phase(self, ctx, p):
+        ctx.builder.bound(self.term, ctx.phases[p].name, ctx.phases[p].q.index[self.index, :])
+
+
+def attitude_pitch_centre(problem, robot) -> float:
+    """Centre of the pitch band [rad]: a multi-legged body follows the slope (−slope: its x axis
+    along the terrain); a biped's torso stays upright (0: it leans into a slope as a walker
+    chooses, within the band)."""
+    return 0.0 if len(robot.feet) <= 2 else -problem.slope
+
+
+def base_height_band(ctx):
+    """(min, max) [m] of the base height above the terrain: the problem's or robot.yaml's
+    `base_height`, else (0.75, 1.2) × the standing base height; None when switched off."""
+    given = ctx.problem.constraints.base_height
+    if given is None:
+        given = robot_kinematics(ctx.robot).get("base_height")
+    if given is False:
+        return None
+    if given is None:
+        h = leg_geometry(ctx.robot).base_height
+        return BASE_HEIGHT_BAND[0] * h, BASE_HEIGHT_BAND[1] * h
+    if isinstance(given, dict):
+        return given["min"], given["max"]
+    return given.min, given.max
+
+
+class KneeMargin(Constraint):
+    """KneeMargin: knee-type joints keep `margin` [rad] away from their straight (singular)
+    configuration on the side they bend to: bend·(q − straight) ≥ margin, as bounds. Joints from
+    robot.yaml `kinematics.knees: {JOINT: {bend: +1 | −1, straight: rad}}`; default margin
+    0.15 rad; override `knee_margin: rad`; false switches it off."""
+
+    term = "knee_margin"
+    where = ("bounds", "phase")
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return bool(robot_kinematics(robot).get("knees")) and problem.constraints.knee_margin is not False
+
+    def bound(self, ctx, bounds):
+        margin = setting(ctx, "knee_margin")
+        margin = KNEE_MARGIN if margin is None or margin is True else float(margin)
+        self.index = []
+        for joint, knee in robot_kinematics(ctx.robot)["knees"].items():
+            i = ctx.robot.index(joint)
+            edge = knee.get("straight", 0.0) + knee["bend"] * margin
+            if knee["bend"] > 0:
+                bounds.q_lb[i] = max(bounds.q_lb[i], edge)
+            else:
+                bounds.q_ub[i] = min(bounds.q_ub[i], edge)
+            self.index.append(i)
+
+    def add_phase(self, ctx, p):
+        ctx.builder.bound(self.term, ctx.phases[p].name, ctx.phases[p].q.index[self.index, :])

@@ -1,0 +1,103 @@
+"""Problems that cannot have a solution, caught before the NLP is built.
+
+IPOPT spends its whole iteration budget on an infeasible problem before it says so (minutes on
+a shipped robot); these checks take milliseconds and say which setting is at fault. Each raises
+`InputError` (exit 2 from the CLI) naming the problem file and the key.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .constraints.kinematics import FOOT_RANGE_FRACTION, BASE_ATTITUDE_BAND, BASE_HEIGHT_BAND, robot_kinematics
+from .errors import InputError
+from .legs import leg_geometry
+from .schedule import Schedule
+
+
+def check_problem(problem, robot) -> None:
+    """Raise InputError if `problem` on `robot` is infeasible for a reason found without solving."""
+    schedule = Schedule(robot, problem)
+    _feet_that_never_lift(problem, robot, schedule)
+    _flight_without_floating_base(problem, robot, schedule)
+    _period_against_stride_and_speed(problem)
+    _stance_out_of_reach(problem, robot, schedule)
+
+
+def _advances(problem) -> bool:
+    """Whether every solution moves the base forward (a stride or speed bounded away from 0)."""
+    stride, speed = problem.stride, problem.speed
+    return (stride is not None and stride.min > 0) or (speed is not None and speed.min > 0)
+
+
+def _feet_that_never_lift(problem, robot, schedule) -> None:
+    if not _advances(problem) or "base_x" not in robot.base_coordinates:
+        return
+    for foot in robot.feet:
+        if all(modes[foot] != "swing" for modes, _ in schedule.expanded):
+            raise InputError(f"foot {foot!r} is on the ground for the whole cycle while the base advances "
+                             "(stride/speed > 0): it would have to slide; give it a swing phase",
+                             file=problem.source, field="gait.phases")
+
+
+def _flight_without_floating_base(problem, robot, schedule) -> None:
+    if "base_z" in robot.base_coordinates:
+        return
+    for ph in schedule.phases:
+        if not ph.active:
+            raise InputError(f"phase {ph.name!r} has no foot on the ground, but {robot.name} has no floating base "
+                             "to fly with", file=problem.source, field="gait.phases")
+
+
+def _period_against_stride_and_speed(problem) -> None:
+    """stride = speed · period must be possible with the phase durations' bounds."""
+    stride, speed = problem.stride, problem.speed
+    if stride is None or speed is None:
+        return
+    part = 0.5 if problem.cycle == "half" else 1.0
+    t_min = sum(ph.duration.min for ph in problem.phases) / part
+    t_max = sum(ph.duration.max for ph in problem.phases) / part
+    # the periods speed and stride allow: [stride.min / speed.max, stride.max / speed.min]
+    lo = stride.min / speed.max if speed.max > 0 else np.inf
+    hi = stride.max / speed.min if speed.min > 0 else np.inf
+    if hi < t_min * (1 - 1e-9) or lo > t_max * (1 + 1e-9):
+        raise InputError(f"stride {stride.min:g}–{stride.max:g} m at speed {speed.min:g}–{speed.max:g} m/s needs a "
+                         f"cycle of {lo:.4g}–{hi:.4g} s, but the phase durations allow {t_min:.4g}–{t_max:.4g} s",
+                         file=problem.source, field="speed")
+
+
+def _stance_out_of_reach(problem, robot, schedule) -> None:
+    """A foot in stance must reach the ground from some base height of the height band: the
+    band and the foot's vertical range below the base must overlap (with the attitude band's
+    tilt of the foot's lever arm as slack)."""
+    if "base_z" not in robot.base_coordinates:
+        return
+    cons, kin = problem.constraints, robot_kinematics(robot)
+    band = cons.base_height if cons.base_height is not None else kin.get("base_height")
+    if band is False:
+        return
+    geo = leg_geometry(robot)
+    if band is None:
+        lo, hi = BASE_HEIGHT_BAND[0] * geo.base_height, BASE_HEIGHT_BAND[1] * geo.base_height
+    else:
+        lo, hi = (band["min"], band["max"]) if isinstance(band, dict) else (band.min, band.max)
+    foot_range = cons.foot_range if cons.foot_range is not None else kin.get("foot_range")
+    attitude = cons.base_attitude if cons.base_attitude is not None else kin.get("base_attitude")
+    tilt = max({**BASE_ATTITUDE_BAND, **(attitude or {})}.values()) if attitude is not False \
+        else cons.base_pitch_limit
+    in_stance = {f for modes, _ in schedule.expanded for f, m in modes.items() if m != "swing"}
+    for foot in sorted(in_stance):
+        stand, length = geo.stance[foot], geo.length[foot]
+        if foot_range is False:
+            reach = (0.0, length)  # depth below the base the leg can reach
+        else:
+            given = (foot_range or {})
+            half = given.get("feet", {}).get(foot, given.get("half_size"))
+            kind = "biped" if len(robot.feet) == 2 else "multi"
+            hz = half[2] if half is not None else FOOT_RANGE_FRACTION[kind][2] * length
+            reach = (-stand[2] - hz, -stand[2] + hz)
+        slack = np.hypot(stand[0], stand[1]) * np.sin(min(tilt, np.pi / 2))
+        if reach[1] + slack < lo or reach[0] - slack > hi:
+            field = "constraints.base_height" if band is not None else "constraints.foot_range"
+            raise InputError(f"foot {foot!r} in stance cannot reach the ground: the base is held {lo:.3g}–{hi:.3g} m "
+                             f"above it, the foot reaches {reach[0]:.3g}–{reach[1]:.3g} m below the base",
+                             file=problem.source, field=field)

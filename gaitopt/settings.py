@@ -1,0 +1,109 @@
+"""Schema pieces shared by problem files and robot.yaml: bounded quantities and the kinematic
+feasibility settings (which a problem's `constraints` and a robot's `kinematics` both hold)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .yamlio import Fields
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """A quantity that is fixed (min == max) or free within [min, max], with an initial guess."""
+
+    min: float
+    max: float
+    guess: float
+
+    @property
+    def fixed(self) -> bool:
+        return self.min == self.max
+
+    @staticmethod
+    def fixed_at(value: float) -> "Bounded":
+        return Bounded(float(value), float(value), float(value))
+
+
+def bounded(f: Fields, key: str, *, positive: bool = True) -> Bounded | None:
+    value = f.raw(key, None)
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        b = f.mapping(key)
+        lo = b.number("min", positive=positive)
+        hi = b.number("max", positive=positive)
+        guess = b.number("guess", 0.5 * (lo + hi))
+        b.done(["min", "max", "guess"])
+        if not lo <= guess <= hi:
+            raise f.error(key, f"need min <= guess <= max, got {lo}, {guess}, {hi}")
+        return Bounded(lo, hi, guess)
+    return Bounded.fixed_at(f.number(key, positive=positive))
+
+
+def _switchable(c: Fields, key: str, parse):
+    """A feasibility setting: absent or null → None (the robot's default), false → False (off),
+    else parse(c, key)."""
+    value = c.raw(key, None)
+    if value is None or value is False:
+        return value
+    if value is True:
+        return None
+    return parse(c, key)
+
+
+def _foot_range(c: Fields, key: str) -> dict:
+    """{half_size: [x, y, z], feet: {FOOT: [x, y, z]}} m, half-sizes of the range-of-motion box."""
+    m = c.mapping(key, allowed=["half_size", "feet"])
+    out = {}
+    if m.has("half_size"):
+        out["half_size"] = _half_size(m, "half_size")
+    if m.has("feet"):
+        feet = m.mapping("feet")
+        out["feet"] = {str(f): _half_size(feet, f) for f in feet.data}
+    m.done(["half_size", "feet"])
+    return out
+
+
+def _half_size(f: Fields, key) -> list:
+    vec = f.vector(key, 3)
+    if any(not x > 0 for x in vec):
+        raise f.error(key, f"half-sizes must be > 0 m, got {vec}")
+    return vec
+
+
+def _numbers_of(allowed):
+    def parse(c: Fields, key: str) -> dict:
+        m = c.mapping(key, allowed=list(allowed))
+        out = {k: m.number(k, low=0.0) for k in allowed if m.has(k)}
+        m.done(list(allowed))
+        return out
+    return parse
+
+
+FEASIBILITY_PARSERS = {
+    "foot_range": _foot_range,
+    "leg_separation": _numbers_of(("lateral", "longitudinal")),
+    "base_attitude": _numbers_of(("roll", "pitch", "yaw")),
+    "knee_margin": lambda f, k: f.number(k, low=0.0),
+}
+FEASIBILITY_KEYS = tuple(FEASIBILITY_PARSERS)
+
+
+def feasibility_settings(c: Fields, keys) -> dict:
+    """The kinematic feasibility settings `keys` of a mapping (a problem's `constraints` or a
+    robot.yaml's `kinematics`): None (default), False (off) or the parsed setting; base_height
+    as in `base_height`."""
+    out = {}
+    for key in keys:
+        out[key] = base_height(c) if key == "base_height" else _switchable(c, key, FEASIBILITY_PARSERS[key])
+    return out
+
+
+def base_height(c: Fields):
+    """constraints.base_height: null (the robot's default band), false (off), a number or
+    {min, max}."""
+    if c.raw("base_height", None) is False:
+        return False
+    return bounded(c, "base_height")
+
+

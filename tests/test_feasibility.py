@@ -1,0 +1,134 @@
+"""Kinematic feasibility on by default (gaitopt.constraints.kinematics): each rule is shown on a
+gait that breaks it when the rule is switched off and keeps it when on, measured on the sampled
+trajectory by numeric forward kinematics (gaitopt.feasibility), not from the NLP's rows; and
+problems that cannot be solved are refused before solving (gaitopt.precheck)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gaitopt as go
+from gaitopt.errors import InputError
+from gaitopt.feasibility import feasibility_report
+from gaitopt.legs import leg_geometry
+from gaitopt.precheck import check_problem
+from gaitopt.problem import shipped_problems
+from gaitopt.robot import robot_of
+
+ROOT = Path(__file__).resolve().parent.parent
+# The rows hold at the knots (to the solver's tolerance); between knots the interpolant may cross
+# a bound by an amount that shrinks with the knot spacing: checked separately, relative to the leg.
+TOL_M, TOL_RAD = 1e-6, 1e-6
+BETWEEN_KNOTS = 0.02  # of the leg length
+OFF = {"constraints.foot_range": False, "constraints.leg_separation": False,
+       "constraints.base_attitude": False, "constraints.base_height": False, "constraints.knee_margin": False}
+
+
+def _solve(name, overrides=None, scale=0.5):
+    problem = go.load_problem(ROOT / "problems" / f"{name}.yaml", overrides or {}).scaled_knots(scale)
+    result = go.solve(problem, print_level=0)
+    assert result.success, (name, overrides, result.message)
+    return result, feasibility_report(result.trajectory, result.robot, result.problem)
+
+
+@pytest.fixture(scope="module")
+def solo12_on():
+    return _solve("solo12_trot")[0]
+
+
+@pytest.fixture(scope="module")
+def solo12(solo12_on):
+    on = solo12_on
+    off, _ = _solve("solo12_trot", OFF)
+    # the 'off' gait judged by the default rules
+    rep_off = feasibility_report(off.trajectory, off.robot, on.problem)
+    return feasibility_report(on.trajectory, on.robot, on.problem), rep_off
+
+
+@pytest.mark.parametrize("rule", ["base_height", "foot_range", "knee_margin"])
+def test_solo12_rule_broken_when_off_and_kept_when_on(solo12, rule):
+    rep_on, rep_off = solo12
+    worst = lambda r: min(r[rule].values()) if isinstance(r[rule], dict) else r[rule]  # noqa: E731
+    tol = TOL_RAD if rule == "knee_margin" else TOL_M
+    assert worst(rep_off) < -0.01, f"{rule}: the unconstrained optimum should break it ({worst(rep_off)})"
+    assert worst(rep_on) > -tol, f"{rule}: {worst(rep_on)}"
+
+
+def test_solo12_between_knots(solo12_on):
+    result = solo12_on
+    leg = leg_geometry(result.robot).length["FL"]
+    rep = feasibility_report(result.trajectory, result.robot, result.problem, samples=400)
+    assert min(rep["foot_range"].values()) > -BETWEEN_KNOTS * leg
+    assert rep["base_height"] > -BETWEEN_KNOTS * leg
+
+
+def test_bolt_legs_do_not_cross():
+    on, rep_on = _solve("bolt_walk")
+    off, _ = _solve("bolt_walk", {"constraints.leg_separation": False, "constraints.foot_range": False})
+    rep_off = feasibility_report(off.trajectory, off.robot, on.problem)
+    assert rep_off["leg_separation"] < -0.005
+    assert rep_on["leg_separation"] > -TOL_M
+    assert min(rep_on["foot_range"].values()) > -TOL_M  # and each foot on its own side
+
+
+def test_hoap2_torso_attitude_band():
+    on, rep_on = _solve("hoap2_walk")
+    off, _ = _solve("hoap2_walk", {"constraints.base_attitude": False, "constraints.foot_range": False})
+    rep_off = feasibility_report(off.trajectory, off.robot, on.problem)
+    assert rep_off["base_attitude"]["pitch"] < -0.05
+    assert rep_on["base_attitude"]["pitch"] > -TOL_RAD
+
+
+def test_settings_resize_and_switch_off():
+    problem = go.load_problem(ROOT / "problems" / "solo12_trot.yaml",
+                              {"constraints.base_height": {"min": 0.2, "max": 0.25},
+                               "constraints.foot_range": {"half_size": [0.05, 0.04, 0.05]},
+                               "constraints.base_attitude": {"yaw": 0.1}, "constraints.knee_margin": 0.3})
+    assert problem.constraints.base_height.max == 0.25
+    assert problem.constraints.foot_range["half_size"] == [0.05, 0.04, 0.05]
+    off = go.load_problem(ROOT / "problems" / "solo12_trot.yaml", OFF)
+    assert all(getattr(off.constraints, k.split(".")[1]) is False for k in OFF)
+    with pytest.raises(InputError, match="foot_range"):
+        go.load_problem(ROOT / "problems" / "solo12_trot.yaml", {"constraints.foot_range": {"half_size": [1, 2]}})
+
+
+# ---- impossible problems, refused before solving
+
+def _problem(name, overrides):
+    return go.load_problem(ROOT / "problems" / f"{name}.yaml", overrides)
+
+
+@pytest.mark.parametrize("name, overrides, field", [
+    # a foot on the ground all cycle while the base advances
+    ("solo12_trot", {"gait.phases.0.contacts": {"FL": "stance", "FR": "swing", "HL": "stance", "HR": "stance"}},
+     "gait.phases"),
+    # a base held higher than the legs reach
+    ("solo12_trot", {"constraints.base_height": {"min": 0.5, "max": 0.6}}, "constraints.base_height"),
+    # stride and speed that no period within the phase durations allows
+    ("biped7_static_walk", {"stride": 2.0}, "speed"),
+])
+def test_impossible_problems_are_refused_before_solving(name, overrides, field):
+    problem = _problem(name, overrides)
+    robot = go.load_robot(problem.robot)
+    with pytest.raises(InputError) as err:
+        check_problem(problem, robot)
+    assert err.value.field == field
+
+
+def test_impossible_problem_exits_2_from_the_cli(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "gaitopt.cli", "solve", str(ROOT / "problems" / "solo12_trot.yaml"),
+                           "-o", str(tmp_path / "out"), "--set", "constraints.base_height={min: 0.5, max: 0.6}"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "constraints.base_height" in proc.stderr
+    assert not (tmp_path / "out" / "trajectory.csv").exists()
+
+
+def test_shipped_problems_pass_the_precheck():
+    for path in shipped_problems():
+        problem = go.load_problem(path)
+        check_problem(problem, robot_of(problem))
