@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import numpy as np
 import pinocchio as pin
 
-from .constraints.kinematics import (BASE_ATTITUDE_BAND, attitude_pitch_centre, FOOT_RANGE_FRACTION, KNEE_MARGIN, LEG_SEPARATION_FRACTION,
+from .constraints.kinematics import (BASE_ATTITUDE_BAND, UPPER_BODY_BAND, attitude_pitch_centre, upper_body_joints, FOOT_RANGE_FRACTION, KNEE_MARGIN, LEG_SEPARATION_FRACTION,
                                      base_height_band, robot_kinematics)
 from .cycle import height_above_terrain
 from .legs import in_base_frame, leg_geometry
@@ -109,6 +109,11 @@ def feasibility_margins(q, robot, problem) -> dict:
         margin = KNEE_MARGIN if margin is None or margin is True else float(margin)
         report["knee_margin"] = float(min((k["bend"] * (q[:, robot.index(j)] - k.get("straight", 0.0))).min() - margin
                                           for j, k in knees.items()))
+    upper = _setting(problem, robot, "upper_body")
+    index = upper_body_joints(robot)
+    if index and upper is not False:
+        band = (upper or {}).get("band", UPPER_BODY_BAND)
+        report["upper_body"] = float(band - np.abs(q[:, index] - robot.standing_q[index]).max())
     return report
 
 

@@ -87,197 +87,26 @@ comes from there.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Callable
-
-import numpy as np
-import pinocchio as pin
+from dataclasses import dataclass
 
 from .errors import InputError
+from .gait_roles import (BIPED_ROLES, FAMILY_FEET, HEXAPOD_ROLES, QUADRUPED_ROLES, FootRoles,
+                         foot_roles, standing_foot_positions)
+from .gait_table import PATTERNS, Pattern, find_pattern, patterns_for
+from .gait_timeline import TOL, is_half_symmetric, mirror_contacts, timeline
+
+__all__ = [
+    "GAIT_KEYS", "PATTERN_KEYS", "DEFAULT_KNOTS", "TOL", "CYCLES", "ROLL_ORDER",
+    "BIPED_ROLES", "QUADRUPED_ROLES", "HEXAPOD_ROLES", "FAMILY_FEET", "FootRoles",
+    "standing_foot_positions", "foot_roles", "Pattern", "PATTERNS", "patterns_for", "find_pattern",
+    "timeline", "mirror_contacts", "is_half_symmetric", "share_knots", "expand_gait",
+]
 
 GAIT_KEYS = ("pattern", "duty_factor", "offsets", "period", "knots", "cycle")
 PATTERN_KEYS = ("pattern", "duty_factor", "offsets", "period", "knots")
 DEFAULT_KNOTS = 32
-TOL = 1e-9
-
-# roles of the legs, by family
-BIPED_ROLES = ("L", "R")
-QUADRUPED_ROLES = ("LF", "RF", "LH", "RH")
-HEXAPOD_ROLES = ("L1", "L2", "L3", "R1", "R2", "R3")
-FAMILY_FEET = {"biped": 2, "quadruped": 4, "hexapod": 6}
-
-# default fractions of the shipped biped7 problems (their duration guesses)
-_SW_DOUBLE = 0.15 / (2 * (0.4 + 0.15))            # static walk: double support, fraction of the cycle
-_HT_HEEL, _HT_FLAT, _HT_TOE = 0.08, 0.25, 0.08     # heel-toe walk: s per phase (half cycle 0.41 s)
-_HT_DOUBLE = _HT_HEEL / (2 * (_HT_HEEL + _HT_FLAT + _HT_TOE))
-
-
-@dataclass(frozen=True)
-class Pattern:
-    """A named gait pattern.
-
-    family: biped | quadruped | hexapod; feet: the foot kind it needs (heel_toe | point | None
-    for any); duty_factor: default β; offsets: role → touchdown (fraction of the cycle);
-    stance: β → ((mode, fraction of the cycle), …) the modes a heel-toe foot passes through in
-    its stance (None: one mode, flat or stance); start: β → the time the listing starts at
-    (None: the earliest event); flight: whether β < 0.5 may leave the ground (trot, pace,
-    bound); walk_only: β must exceed 0.5 (the biped walks).
-    """
-
-    name: str
-    family: str
-    duty_factor: float
-    offsets: dict
-    summary: str
-    feet: str | None = None
-    stance: Callable | None = None
-    start: Callable | None = None
-    flight: bool = False
-    walk_only: bool = False
-
-
-def _heel_toe_roll(beta: float) -> tuple:
-    """heel_toe_walk's stance: heel during the double support at touchdown (β − 1/2), flat
-    then toe over the single support (1 − β) in the shipped file's ratio 25 : 8, toe again
-    through the next double support."""
-    double = beta - 0.5
-    single = 1.0 - beta
-    flat = single * _HT_FLAT / (_HT_FLAT + _HT_TOE)
-    return (("heel", double), ("flat", flat), ("toe", single - flat + double))
-
-
-def _trailing_liftoff(beta: float) -> float:
-    """Biped walks with L at 0 and R at 1/2: R lifts off at β − 1/2 (single support of L starts)."""
-    return beta - 0.5
-
-
-PATTERNS = (
-    Pattern("static_walk", "biped", 0.5 + _SW_DOUBLE, {"L": 0.0, "R": 0.5},
-            "single support on a flat foot + double support on flat feet", feet="heel_toe",
-            start=_trailing_liftoff, walk_only=True),
-    Pattern("heel_toe_walk", "biped", 0.5 + _HT_DOUBLE, {"L": 0.0, "R": 0.5},
-            "leading heel + trailing toe, flat + swing, toe + swing", feet="heel_toe",
-            stance=_heel_toe_roll, walk_only=True),
-    Pattern("walk", "biped", 0.5 + _SW_DOUBLE, {"L": 0.0, "R": 0.5},
-            "single support + double support (point feet)", feet="point",
-            start=_trailing_liftoff, walk_only=True),
-    Pattern("crawl", "quadruped", 0.75, {"LH": 0.0, "LF": 0.25, "RH": 0.5, "RF": 0.75},
-            "lateral-sequence creeping gait, one foot swinging at a time",
-            start=lambda beta: beta),
-    Pattern("walk", "quadruped", 0.6, {"LH": 0.0, "LF": 0.25, "RH": 0.5, "RF": 0.75},
-            "lateral-sequence walk", start=lambda beta: beta),
-    Pattern("trot", "quadruped", 0.5, {"LF": 0.0, "RH": 0.0, "RF": 0.5, "LH": 0.5},
-            "diagonal pairs alternate", flight=True),
-    Pattern("pace", "quadruped", 0.5, {"LF": 0.0, "LH": 0.0, "RF": 0.5, "RH": 0.5},
-            "same-side pairs alternate", flight=True),
-    Pattern("bound", "quadruped", 0.5, {"LF": 0.0, "RF": 0.0, "LH": 0.5, "RH": 0.5},
-            "fore pair and hind pair alternate", flight=True),
-    Pattern("tripod", "hexapod", 0.5, {"L1": 0.0, "R2": 0.0, "L3": 0.0, "R1": 0.5, "L2": 0.5, "R3": 0.5},
-            "alternating tripods"),
-    Pattern("wave", "hexapod", 5.0 / 6.0,
-            {"L3": 0.0, "L2": 1 / 6, "L1": 2 / 6, "R3": 3 / 6, "R2": 4 / 6, "R1": 5 / 6},
-            "metachronal wave from back to front, one leg swinging at a time"),
-    Pattern("ripple", "hexapod", 2.0 / 3.0,
-            {"L3": 0.0, "L2": 1 / 3, "L1": 2 / 3, "R3": 1 / 2, "R2": 5 / 6, "R1": 1 / 6},
-            "each side a back-to-front wave, the sides half a cycle apart"),
-)
-
 CYCLES = ("full", "half")
 ROLL_ORDER = {"heel": 0, "flat": 1, "stance": 1, "toe": 2}
-
-
-# ------------------------------------------------------------------------------------ leg roles
-
-@dataclass(frozen=True)
-class FootRoles:
-    """What the robot's legs are: family (biped | quadruped | hexapod | None), role → foot
-    (roles L, R; LF, RF, LH, RH; L1…L3, R1…R3, numbered from front to back), each foot's
-    standing position in the base frame (m), and why no family applies (reason)."""
-
-    family: str | None
-    roles: dict
-    positions: dict = field(compare=False)
-    reason: str = ""
-
-
-def standing_foot_positions(robot) -> dict:
-    """foot → (3,) its standing position in the base frame [m]: the mean of its contact points,
-    by forward kinematics at robot.standing_q (the base frame is the last base joint's; the
-    world for a fixed base)."""
-    model = robot.model
-    data = model.createData()
-    pin.framesForwardKinematics(model, data, np.asarray(robot.standing_q, dtype=float))
-    nb = len(robot.base_coordinates)
-    base = data.oMi[nb] if nb else pin.SE3.Identity()
-    out = {}
-    for foot in robot.feet:
-        pts = [data.oMf[c.frame_id].act(np.asarray(c.point, dtype=float)) for c in robot.contacts
-               if c.foot == foot]
-        out[foot] = base.actInv(np.mean(pts, axis=0))
-    return out
-
-
-def foot_roles(robot, tol: float = 1e-4) -> FootRoles:
-    """Leg roles from the robot's geometry, never from foot names: left is y > 0 in the base
-    frame at the standing posture, front is larger x. A foot on the mid-plane (a sagittal
-    model's y = 0) takes the side opposite its mirror partner's, or, when both are on the
-    mid-plane, the first-listed foot of a mirror pair (robot.feet order) is left."""
-    pos = standing_foot_positions(robot)
-    feet = list(robot.feet)
-    pairs = robot.mirror.foot_pairs if robot.mirror is not None else {}
-    side = {f: ("L" if p[1] > tol else "R" if p[1] < -tol else None) for f, p in pos.items()}
-    for f in feet:
-        if side[f] is not None:
-            continue
-        partner = pairs.get(f, f)
-        if partner == f:
-            continue
-        if side[partner] is not None:
-            side[f] = "R" if side[partner] == "L" else "L"
-        else:
-            side[f] = "L" if feet.index(f) < feet.index(partner) else "R"
-    family = {2: "biped", 4: "quadruped", 6: "hexapod"}.get(len(feet))
-    if family is None:
-        return FootRoles(None, {}, pos, f"{robot.name} has {len(feet)} feet (named patterns are for 2, 4 or 6)")
-    if any(s is None for s in side.values()):
-        mid = [f for f in feet if side[f] is None]
-        return FootRoles(None, {}, pos, f"cannot tell left from right for feet {mid} of {robot.name}")
-    left = sorted((f for f in feet if side[f] == "L"), key=lambda f: -pos[f][0])
-    right = sorted((f for f in feet if side[f] == "R"), key=lambda f: -pos[f][0])
-    if len(left) != len(right):
-        return FootRoles(None, {}, pos, f"{robot.name} has {len(left)} left and {len(right)} right feet")
-    for s in (left, right):
-        for a, b in zip(s, s[1:]):
-            if pos[a][0] - pos[b][0] <= tol:
-                return FootRoles(None, {}, pos, f"cannot tell front from back for feet {a!r} and {b!r} of {robot.name}")
-    if family == "biped":
-        roles = {"L": left[0], "R": right[0]}
-    elif family == "quadruped":
-        roles = {"LF": left[0], "LH": left[1], "RF": right[0], "RH": right[1]}
-    else:
-        roles = {f"L{i + 1}": f for i, f in enumerate(left)}
-        roles.update({f"R{i + 1}": f for i, f in enumerate(right)})
-    return FootRoles(family, roles, pos)
-
-
-def _fits(p: Pattern, robot, roles: FootRoles) -> bool:
-    if p.family != roles.family:
-        return False
-    return p.feet is None or all(f.kind == p.feet for f in robot.feet.values())
-
-
-def patterns_for(robot, roles: FootRoles | None = None) -> list:
-    """Names of the named patterns that fit this robot's number and kind of feet."""
-    roles = roles or foot_roles(robot)
-    return [p.name for p in PATTERNS if _fits(p, robot, roles)]
-
-
-def find_pattern(name: str, robot, roles: FootRoles | None = None) -> Pattern | None:
-    roles = roles or foot_roles(robot)
-    for p in PATTERNS:
-        if p.name == name and _fits(p, robot, roles):
-            return p
-    return None
 
 
 # ----------------------------------------------------------------------------------- checks
@@ -344,86 +173,7 @@ def _period(value, source):
     return float(value)
 
 
-# ------------------------------------------------------------------------------ construction
-
-def _stance_mode(foot) -> str:
-    return "flat" if foot.kind == "heel_toe" else "stance"
-
-
-def _mode_at(t: float, offset: float, beta: float, profile, default: str) -> str:
-    u = (t - offset) % 1.0
-    if u >= beta:
-        return "swing"
-    if profile is None:
-        return default
-    cum = 0.0
-    for mode, frac in profile:
-        cum += frac
-        if u < cum:
-            return mode
-    return profile[-1][0]
-
-
-def timeline(robot, beta: float, offsets: dict, profile=None, start: float | None = None) -> list:
-    """The cycle as [(fraction, {foot: mode}), …], in order from `start` (default: the earliest
-    event), adjacent phases with equal contacts merged (also across the wrap)."""
-    events = []
-    for f, o in offsets.items():
-        events += [o, o + beta]
-        if profile is not None:
-            cum = o
-            for _, frac in profile[:-1]:
-                cum += frac
-                events.append(cum)
-    events = [e % 1.0 for e in events]
-    if start is None:
-        start = min(events)
-    times = []
-    for e in sorted((e - start) % 1.0 for e in events):
-        if e > 1.0 - TOL:
-            e = 0.0
-        if not times or e - times[-1] > TOL:
-            times.append(e)
-    if times[0] > TOL:
-        times.insert(0, 0.0)
-    else:
-        times[0] = 0.0
-    bounds = times + [1.0]
-    phases = []
-    for a, b in zip(bounds, bounds[1:]):
-        mid = start + 0.5 * (a + b)
-        contacts = {f: _mode_at(mid, offsets[f], beta, profile, _stance_mode(robot.feet[f])) for f in robot.feet}
-        if phases and phases[-1][1] == contacts:
-            phases[-1] = (phases[-1][0] + (b - a), contacts)
-        else:
-            phases.append((b - a, contacts))
-    if len(phases) > 1 and phases[0][1] == phases[-1][1]:
-        frac, contacts = phases.pop()
-        phases[0] = (phases[0][0] + frac, contacts)
-    return phases
-
-
-def mirror_contacts(contacts: dict, pairs: dict) -> dict:
-    return {pairs.get(f, f): m for f, m in contacts.items()}
-
-
-def is_half_symmetric(phases: list, robot) -> bool:
-    """True when the robot has a mirror map and the second half of the cycle is the first with
-    left and right swapped through robot.mirror.foot_pairs (same durations)."""
-    if robot.mirror is None or len(phases) % 2:
-        return False
-    pairs = robot.mirror.foot_pairs
-    k = len(phases) // 2
-    if abs(sum(f for f, _ in phases[:k]) - 0.5) > 1e-7:
-        return False
-    for (fa, ca), (fb, cb) in zip(phases[:k], phases[k:]):
-        if abs(fa - fb) > 1e-7:
-            return False
-        ordered = mirror_contacts(ca, pairs)
-        if {f: ordered[f] for f in cb} != cb:
-            return False
-    return True
-
+# ------------------------------------------------------------------------------------ output
 
 def _name(contacts: dict, robot, biped: bool, rolls: bool) -> str:
     on = [(f, m) for f, m in contacts.items() if m != "swing"]
@@ -479,6 +229,24 @@ def _duration(frac: float, period):
 
 # --------------------------------------------------------------------------------------- API
 
+@dataclass(frozen=True)
+class _Spec:
+    """A checked pattern-form gait: the pattern's name and entry (both None for the general
+    form), β, offsets foot → touchdown, the heel-toe stance profile and the listing's start
+    (None: the defaults), the period (s, or (min, max, guess)), the knots over the full cycle
+    and the requested cycle (None: choose)."""
+
+    name: str | None
+    pattern: Pattern | None
+    beta: float
+    offsets: dict
+    profile: tuple | None
+    start: float | None
+    period: float | tuple
+    knots: int
+    cycle: str | None
+
+
 def expand_gait(gait: dict, robot, source: str = "<dict>") -> dict:
     """The raw `gait:` mapping of a problem file in explicit form.
 
@@ -488,6 +256,19 @@ def expand_gait(gait: dict, robot, source: str = "<dict>") -> dict:
     pattern keys) is returned unchanged. Raises InputError (file=source, field="gait.<key>")
     on contradictory or impossible input. The schema and the patterns: this module's docstring.
     """
+    if _lists_phases(gait, source):
+        return gait
+    roles = foot_roles(robot)
+    spec = _parse(gait, robot, roles, source)
+    phases = _build_timeline(spec, robot, source)
+    cycle = _choose_cycle(spec.cycle, phases, robot, source)
+    emit, counts = _share_cycle_knots(spec.knots, phases, cycle, source)
+    biped = roles.family == "biped" or len(robot.feet) == 2
+    return {"cycle": cycle, "phases": _phase_entries(emit, counts, spec, robot, biped)}
+
+
+def _lists_phases(gait, source) -> bool:
+    """Check the top-level keys; True when the gait already lists its phases (explicit form)."""
     if not isinstance(gait, dict):
         raise _err(source, "", f"expected a mapping, got {type(gait).__name__} {gait!r}",
                    ["phases", *GAIT_KEYS])
@@ -497,63 +278,23 @@ def expand_gait(gait: dict, robot, source: str = "<dict>") -> dict:
             key = given[0]
             raise _err(source, key, f"give either phases or a pattern ({', '.join(given)}), not both",
                        ["phases", "pattern"])
-        return gait
+        return True
     unknown = [k for k in gait if k not in GAIT_KEYS]
     if unknown:
         raise _err(source, str(unknown[0]), "unknown key", ["phases", *GAIT_KEYS])
+    return False
 
-    roles = foot_roles(robot)
+
+def _parse(gait: dict, robot, roles: FootRoles, source) -> _Spec:
+    """Validate the pattern-form keys, in the order the messages report them: the pattern (or
+    the general form's duty_factor + offsets), then period, knots and cycle."""
     valid = patterns_for(robot, roles)
-    feet = list(robot.feet)
     name = gait.get("pattern")
-    pattern = None
     if name is not None:
-        if not isinstance(name, str):
-            raise _err(source, "pattern", f"expected a pattern name, got {name!r}", valid)
-        pattern = find_pattern(name, robot, roles)
-        if pattern is None:
-            known = [p for p in PATTERNS if p.name == name]
-            kinds = {"heel_toe": "feet with heel and toe points", "point": "point feet"}
-            if not known:
-                why = f"unknown pattern {name!r}"
-            elif roles.family is None:
-                why = f"pattern {name!r} does not apply: {roles.reason}"
-            elif all(p.family != roles.family for p in known):
-                fams = sorted({f"{p.family} ({FAMILY_FEET[p.family]} feet)" for p in known})
-                why = (f"{name!r} is a {' / '.join(fams)} pattern; {robot.name} is a {roles.family} "
-                       f"with {len(feet)} feet")
-            else:
-                need = sorted({kinds[p.feet] for p in known if p.family == roles.family and p.feet})
-                why = f"{name!r} needs {' or '.join(need)}; {robot.name}'s feet are not"
-            raise _err(source, "pattern", why + (" (general form: duty_factor + offsets)" if not valid else ""),
-                       valid or ["duty_factor + offsets"])
-        if "offsets" in gait:
-            raise _err(source, "offsets", f"pattern {name!r} fixes the offsets; give offsets without a "
-                                          "pattern (general form), or only duty_factor to change its β",
-                       ["pattern", "duty_factor", "period", "knots", "cycle"])
-        beta = _duty_factor(gait["duty_factor"], source) if "duty_factor" in gait else pattern.duty_factor
-        if pattern.walk_only and beta <= 0.5:
-            raise _err(source, "duty_factor", f"{name!r} needs double support: a duty factor above 0.5, got {beta}",
-                       "0.5 < duty_factor < 1")
-        offsets = {roles.roles[r]: o for r, o in pattern.offsets.items()}
-        profile = pattern.stance(beta) if pattern.stance else None
-        start = pattern.start(beta) if pattern.start else None
-        if start is not None:
-            start = start % 1.0
+        pattern, beta, offsets, profile, start = _named(gait, name, robot, roles, valid, source)
     else:
-        if "duty_factor" not in gait and "offsets" not in gait:
-            raise _err(source, "pattern", "missing: give phases, a pattern, or duty_factor and offsets",
-                       valid or ["duty_factor + offsets"])
-        if "duty_factor" not in gait:
-            raise _err(source, "duty_factor", "missing: offsets need a duty factor (or give a pattern)",
-                       "0 < duty_factor < 1")
-        beta = _duty_factor(gait["duty_factor"], source)
-        if "offsets" not in gait:
-            raise _err(source, "offsets", "missing: without a pattern give every foot's touchdown "
-                                          "(fraction of the cycle)", feet)
-        offsets = _offsets(gait["offsets"], robot, source)
-        profile = start = None
-
+        pattern = profile = start = None
+        beta, offsets = _general(gait, robot, valid, source)
     if "period" not in gait:
         raise _err(source, "period", "missing: the full cycle's duration [s], a number or {min, max, guess}",
                    "a positive number or {min, max, guess}")
@@ -565,10 +306,74 @@ def expand_gait(gait: dict, robot, source: str = "<dict>") -> dict:
     cycle = gait.get("cycle")
     if cycle is not None and cycle not in CYCLES:
         raise _err(source, "cycle", f"unknown cycle {cycle!r}", CYCLES)
+    return _Spec(name, pattern, beta, offsets, profile, start, period, knots, cycle)
 
-    phases = timeline(robot, beta, offsets, profile, start)
+
+def _named(gait: dict, name, robot, roles: FootRoles, valid: list, source) -> tuple:
+    """Resolve a named pattern on this robot: (pattern, β, offsets foot → touchdown, heel-toe
+    stance profile or None, start or None)."""
+    if not isinstance(name, str):
+        raise _err(source, "pattern", f"expected a pattern name, got {name!r}", valid)
+    pattern = find_pattern(name, robot, roles)
+    if pattern is None:
+        raise _unfit_pattern(name, robot, roles, valid, source)
+    if "offsets" in gait:
+        raise _err(source, "offsets", f"pattern {name!r} fixes the offsets; give offsets without a "
+                                      "pattern (general form), or only duty_factor to change its β",
+                   ["pattern", "duty_factor", "period", "knots", "cycle"])
+    beta = _duty_factor(gait["duty_factor"], source) if "duty_factor" in gait else pattern.duty_factor
+    if pattern.walk_only and beta <= 0.5:
+        raise _err(source, "duty_factor", f"{name!r} needs double support: a duty factor above 0.5, got {beta}",
+                   "0.5 < duty_factor < 1")
+    offsets = {roles.roles[r]: o for r, o in pattern.offsets.items()}
+    profile = pattern.stance(beta) if pattern.stance else None
+    start = pattern.start(beta) if pattern.start else None
+    if start is not None:
+        start = start % 1.0
+    return pattern, beta, offsets, profile, start
+
+
+def _unfit_pattern(name: str, robot, roles: FootRoles, valid: list, source) -> InputError:
+    """The error for a pattern name that is unknown or does not fit this robot, saying why."""
+    known = [p for p in PATTERNS if p.name == name]
+    kinds = {"heel_toe": "feet with heel and toe points", "point": "point feet"}
+    if not known:
+        why = f"unknown pattern {name!r}"
+    elif roles.family is None:
+        why = f"pattern {name!r} does not apply: {roles.reason}"
+    elif all(p.family != roles.family for p in known):
+        fams = sorted({f"{p.family} ({FAMILY_FEET[p.family]} feet)" for p in known})
+        why = (f"{name!r} is a {' / '.join(fams)} pattern; {robot.name} is a {roles.family} "
+               f"with {len(robot.feet)} feet")
+    else:
+        need = sorted({kinds[p.feet] for p in known if p.family == roles.family and p.feet})
+        why = f"{name!r} needs {' or '.join(need)}; {robot.name}'s feet are not"
+    return _err(source, "pattern", why + (" (general form: duty_factor + offsets)" if not valid else ""),
+                valid or ["duty_factor + offsets"])
+
+
+def _general(gait: dict, robot, valid: list, source) -> tuple:
+    """The general form (no pattern): (β, offsets foot → touchdown), both required."""
+    if "duty_factor" not in gait and "offsets" not in gait:
+        raise _err(source, "pattern", "missing: give phases, a pattern, or duty_factor and offsets",
+                   valid or ["duty_factor + offsets"])
+    if "duty_factor" not in gait:
+        raise _err(source, "duty_factor", "missing: offsets need a duty factor (or give a pattern)",
+                   "0 < duty_factor < 1")
+    beta = _duty_factor(gait["duty_factor"], source)
+    if "offsets" not in gait:
+        raise _err(source, "offsets", "missing: without a pattern give every foot's touchdown "
+                                      "(fraction of the cycle)", list(robot.feet))
+    return beta, _offsets(gait["offsets"], robot, source)
+
+
+def _build_timeline(spec: _Spec, robot, source) -> list:
+    """The full cycle split into phases [(fraction, contacts), …]; every foot must both stand
+    and swing, and only a pattern that allows it (trot, pace, bound) may have a flight phase."""
+    beta = spec.beta
+    phases = timeline(robot, beta, spec.offsets, spec.profile, spec.start)
     what = "duty_factor"
-    for f in feet:
+    for f in robot.feet:
         modes = {c[f] for _, c in phases}
         if modes == {"swing"}:
             raise _err(source, what, f"foot {f!r} never touches the ground (duty factor {beta})",
@@ -577,12 +382,17 @@ def expand_gait(gait: dict, robot, source: str = "<dict>") -> dict:
             raise _err(source, what, f"foot {f!r} never swings (duty factor {beta}, a stance of the whole cycle "
                                      "at this resolution)", "0 < duty_factor < 1")
     flights = [i for i, (_, c) in enumerate(phases) if all(m == "swing" for m in c.values())]
-    if flights and not (pattern is not None and pattern.flight):
-        label = f"pattern {name!r}" if pattern is not None else "these offsets"
+    if flights and not (spec.pattern is not None and spec.pattern.flight):
+        label = f"pattern {spec.name!r}" if spec.pattern is not None else "these offsets"
         raise _err(source, "duty_factor", f"duty factor {beta} with {label} leaves no foot on the ground "
                                           "(a flight phase); only trot, pace and bound may have one (β < 0.5)",
                    "a larger duty_factor")
+    return phases
 
+
+def _choose_cycle(cycle: str | None, phases: list, robot, source) -> str:
+    """The requested cycle, checked (half needs a left/right symmetric cycle); by default half
+    when the cycle is symmetric, else full."""
     symmetric = is_half_symmetric(phases, robot)
     if cycle == "half" and not symmetric:
         why = (f"robot {robot.name} has no mirror map" if robot.mirror is None else
@@ -591,21 +401,28 @@ def expand_gait(gait: dict, robot, source: str = "<dict>") -> dict:
         raise _err(source, "cycle", f"cycle: half is not possible: {why}", ["full"])
     if cycle is None:
         cycle = "half" if symmetric else "full"
+    return cycle
 
+
+def _share_cycle_knots(knots: int, phases: list, cycle: str, source) -> tuple:
+    """(the phases emitted: the first half for a half cycle, knots per emitted phase); at
+    least 2 knots per phase over the full cycle."""
     need = 2 * len(phases)
     if knots < need:
         raise _err(source, "knots", f"{knots} knots are too few for {len(phases)} phases over the cycle: "
                                     f"at least 2 per phase, {need} in all", f"knots >= {need}")
     emit = phases[:len(phases) // 2] if cycle == "half" else phases
     total = (knots + 1) // 2 if cycle == "half" else knots
-    counts = share_knots(total, [f for f, _ in emit])
+    return emit, share_knots(total, [f for f, _ in emit])
 
-    biped = roles.family == "biped" or len(feet) == 2
-    rolls = profile is not None
+
+def _phase_entries(emit: list, counts: list, spec: _Spec, robot, biped: bool) -> list:
+    """The explicit phases [{name, contacts, knots, duration}, …]; a recurring name gets _2, _3 …"""
+    rolls = spec.profile is not None
     out, seen = [], {}
     for (frac, contacts), n in zip(emit, counts):
         base = _name(contacts, robot, biped, rolls)
         seen[base] = seen.get(base, 0) + 1
         out.append({"name": base if seen[base] == 1 else f"{base}_{seen[base]}",
-                    "contacts": dict(contacts), "knots": int(n), "duration": _duration(frac, period)})
-    return {"cycle": cycle, "phases": out}
+                    "contacts": dict(contacts), "knots": int(n), "duration": _duration(frac, spec.period)})
+    return out

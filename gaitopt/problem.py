@@ -64,6 +64,7 @@ class Constraints:
     leg_separation: dict | bool | None = None  # {lateral: m, longitudinal: m}
     base_attitude: dict | bool | None = None   # {roll: rad, pitch: rad, yaw: rad} half-widths of the band
     knee_margin: float | bool | None = None    # rad from the straight knee (joints from robot.yaml `knees`)
+    upper_body: dict | bool | None = None      # {band: rad}: waist, head, arms within ±band of standing
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,8 @@ ACTUATOR_FIELDS = ("motor", "resistance", "torque_constant", "voltage", "current
                    "rated_power", "rotor_inertia", "gear_ratio", "gear_efficiency", "source")
 ROBOT_KEYS = ("name", "description", "urdf", "base", "locked", "joint_limits", "passive", "feet",
               "mirror", "standing", "actuators", "kinematics", "sources")
-KINEMATICS_KEYS = ("knees", "knee_margin", "foot_range", "leg_separation", "base_attitude", "base_height")
+KINEMATICS_KEYS = ("knees", "knee_margin", "foot_range", "leg_separation", "base_attitude", "base_height",
+                   "upper_body")
 
 REPO_ROBOTS = Path(__file__).resolve().parent.parent / "robots"
 

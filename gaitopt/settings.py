@@ -85,6 +85,7 @@ FEASIBILITY_PARSERS = {
     "leg_separation": _numbers_of(("lateral", "longitudinal")),
     "base_attitude": _numbers_of(("roll", "pitch", "yaw")),
     "knee_margin": lambda f, k: f.number(k, low=0.0),
+    "upper_body": _numbers_of(("band",)),
 }
 FEASIBILITY_KEYS = tuple(FEASIBILITY_PARSERS)
 

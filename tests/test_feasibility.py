@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TOL_M, TOL_RAD = 1e-6, 1e-6
 BETWEEN_KNOTS = 0.02  # of the leg length
 OFF = {"constraints.foot_range": False, "constraints.leg_separation": False,
-       "constraints.base_attitude": False, "constraints.base_height": False, "constraints.knee_margin": False}
+       "constraints.base_attitude": False, "constraints.base_height": False, "constraints.knee_margin": False, "constraints.upper_body": False}
 
 
 def _solve(name, overrides=None, scale=0.5):
@@ -77,10 +77,19 @@ def test_bolt_legs_do_not_cross():
 
 def test_hoap2_torso_attitude_band():
     on, rep_on = _solve("hoap2_walk")
-    off, _ = _solve("hoap2_walk", {"constraints.base_attitude": False, "constraints.foot_range": False})
+    off, _ = _solve("hoap2_walk", {"constraints.base_attitude": False, "constraints.foot_range": False,
+                                   "constraints.upper_body": False})
     rep_off = feasibility_report(off.trajectory, off.robot, on.problem)
     assert rep_off["base_attitude"]["pitch"] < -0.05
     assert rep_on["base_attitude"]["pitch"] > -TOL_RAD
+
+
+def test_hoap2_upper_body_band():
+    on, rep_on = _solve("hoap2_walk")
+    off, _ = _solve("hoap2_walk", {"constraints.upper_body": False})
+    rep_off = feasibility_report(off.trajectory, off.robot, on.problem)
+    assert rep_off["upper_body"] < -0.05  # the waist leans past the band without the rule
+    assert rep_on["upper_body"] > -TOL_RAD
 
 
 def test_settings_resize_and_switch_off():

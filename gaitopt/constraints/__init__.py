@@ -14,7 +14,7 @@ from .design import ABS_POWER_COSTS, GearRatioDesign, PowerSplit
 from .dynamics import Collocation
 from .junction import (CycleGauge, ForceContinuity, ImpactMap, Speed, StateContinuity, TorqueContinuity,
                        VelocityContinuity)
-from .kinematics import BaseAttitude, FootRangeOfMotion, KneeMargin, LegSeparation
+from .kinematics import BaseAttitude, FootRangeOfMotion, KneeMargin, LegSeparation, UpperBodyPosture
 from .limits import (BaseAboveGround, CurrentLimit, JointLimits, PowerLimit, TorqueLimits,
                      TorqueRateLimit, TorqueSpeedLimit, VelocityLimits)
 from .posture import BaseHeight, Foothold
@@ -22,7 +22,7 @@ from .swing import RollClearance, SwingClearance, lift_off_fade
 
 CONSTRAINTS = (
     # variable bounds
-    JointLimits, KneeMargin, BaseAttitude, BaseAboveGround, VelocityLimits, TorqueLimits,
+    JointLimits, KneeMargin, UpperBodyPosture, BaseAttitude, BaseAboveGround, VelocityLimits, TorqueLimits,
     # design variables (after the effort limits: designed joints lose their torque bounds)
     GearRatioDesign,
     # per phase, then at every collocation point, then per interval

@@ -39,8 +39,15 @@ def friction_rows(ctx, fvecs):
 
 
 def foot_forces(ctx, fcol, active) -> list:
-    """Per foot in contact: the list of its points' force variables (each (dim,))."""
+    """The groups of force variables (each (dim,)) that share a friction cone: in the sagittal
+    plane, the points of each foot (a rigid sole slides as a whole, and the split of the
+    tangential force between its points is fixed by `Context.internal_mask`); in 3-D, each point
+    on its own (its sole direction turns with the yaw, so no such split is fixed, and a cone on
+    the foot's total alone left equal and opposite tangential forces between heel and toe free,
+    found in the hundreds of newtons on a 7 kg humanoid)."""
     d = ctx.dim
+    if not ctx.sagittal:
+        return [[fcol[d * i:d * i + d]] for i in range(len(active))]
     return [[fcol[d * i:d * i + d] for i in idx] for idx in ctx.feet_of(active).values()]
 
 
@@ -61,9 +68,10 @@ class InverseDynamics(Constraint):
 
 
 class FrictionCone(Constraint):
-    """FrictionCone: per foot in contact, unilateral normal forces f_n ≥ 0 [N] and the total
-    force inside the friction cone (pyramid or exact cone, μ = constraints.friction) about the
-    terrain normal, at every dynamic collocation point (see `friction_rows`)."""
+    """FrictionCone: unilateral normal forces f_n ≥ 0 [N] and the force inside the friction cone
+    (pyramid or exact cone, μ = constraints.friction) about the terrain normal — per foot in the
+    sagittal plane, per contact point in 3-D (see `foot_forces`, `friction_rows`) — at every
+    dynamic collocation point."""
 
     term = "friction"
     where = ("point",)

@@ -22,6 +22,7 @@ LEG_SEPARATION_FRACTION = 0.5   # minimum distance / standing distance between p
 BASE_ATTITUDE_BAND = {"roll": 0.25, "pitch": 0.25, "yaw": 0.25}  # rad, half-widths
 BASE_HEIGHT_BAND = (0.75, 1.2)  # base height / standing base height
 KNEE_MARGIN = 0.15              # rad from the straight knee
+UPPER_BODY_BAND = 0.5           # rad (m) from standing, joints on no leg (waist, head, arms)
 
 
 def robot_kinematics(robot) -> dict:
@@ -222,6 +223,41 @@ class KneeMargin(Constraint):
             else:
                 bounds.q_ub[i] = min(bounds.q_ub[i], edge)
             self.index.append(i)
+
+    def add_phase(self, ctx, p):
+        ctx.builder.bound(self.term, ctx.phases[p].name, ctx.phases[p].q.index[self.index, :])
+
+
+def upper_body_joints(robot) -> list:
+    """Indices into q of the joints on no leg's chain (waist, head, arms, tail…)."""
+    model, legs = robot.model, set()
+    for c in robot.contacts:
+        legs.update(int(j) for j in model.supports[model.frames[c.frame_id].parentJoint])
+    nb = len(robot.base_coordinates)
+    return [robot.index(model.names[j]) for j in range(nb + 1, model.njoints) if j not in legs]
+
+
+class UpperBodyPosture(Constraint):
+    """UpperBodyPosture: joints on no leg (waist, head, arms) stay within ±band [rad, or m for a
+    prismatic joint] of their standing values, as bounds: without it a cost that only sees
+    torques swings arms and head to their limits to shift the centre of mass. Default band
+    0.5; override `upper_body: {band: rad}`; false switches it off."""
+
+    term = "upper_body"
+    where = ("bounds", "phase")
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return bool(upper_body_joints(robot)) and problem.constraints.upper_body is not False \
+            and robot_kinematics(robot).get("upper_body") is not False
+
+    def bound(self, ctx, bounds):
+        band = (setting(ctx, "upper_body") or {}).get("band", UPPER_BODY_BAND)
+        self.index = upper_body_joints(ctx.robot)
+        for i in self.index:
+            stand = ctx.robot.standing_q[i]
+            bounds.q_lb[i] = max(bounds.q_lb[i], stand - band)
+            bounds.q_ub[i] = min(bounds.q_ub[i], stand + band)
 
     def add_phase(self, ctx, p):
         ctx.builder.bound(self.term, ctx.phases[p].name, ctx.phases[p].q.index[self.index, :])
