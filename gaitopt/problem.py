@@ -314,7 +314,7 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
         # never to the working directory
         robot = str((base_dir / robot).resolve())
     g = f.mapping("gait")
-    if not g.has("phases") and any(g.has(k) for k in PATTERN_KEYS):  # the phases follow from the robot's legs
+    if any(g.has(k) for k in PATTERN_KEYS):  # the phases follow from the robot's legs (with phases: an error)
         g = Fields(expand_gait(g.data, load_robot(robot, search=_robot_search(base_dir)), source),
                    source, "gait")
     cycle = g.string("cycle", "full", allowed=CYCLES)

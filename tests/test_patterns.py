@@ -426,3 +426,19 @@ def test_error_messages_say_what_is_wrong():
     assert "'HR'" in msg("solo12", {"duty_factor": 0.6, "offsets": {"FL": 0, "FR": 0.5, "HL": 0.5}, "period": 1})
     assert "never swings" in msg("solo12", {"duty_factor": 1 - 1e-12, "period": 1,
                                             "offsets": {"FL": 0, "FR": 0.5, "HL": 0.5, "HR": 0}})
+
+
+@pytest.mark.parametrize("problem, setting, field", [
+    ("biped7_static_walk", "gait.pattern=trot", "gait.pattern"),      # a pattern and phases
+    ("anymal_c_trot", "gait.duty_factor=1.5", "gait.duty_factor"),    # impossible duty factor
+    ("anymal_c_trot", "gait.pattern=wave", "gait.pattern"),          # a hexapod pattern on a quadruped
+])
+def test_contradictory_gait_input_is_one_line_exit_2(tmp_path, problem, setting, field):
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, "-m", "gaitopt.cli", "solve", str(root / "problems" / f"{problem}.yaml"),
+                           "-o", str(tmp_path / "out"), "--set", setting], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and f": {field}: " in lines[0], lines
