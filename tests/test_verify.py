@@ -27,16 +27,10 @@ TEST_SCALE = 1.0          # the shipped problems at their own knots (what `gaito
 REPLAY_CYCLES = 2
 DISTANCE_RTOL = 0.10
 
-# Measured (knots × 1, 2 cycles). With the reflected rotor inertias G²·J_rotor in the model
-# (robot.yaml `reflected_inertia`, default on; MuJoCo joint armature set to the same) and joint
-# PD at 30 Hz, every shipped problem verifies. Without rotor inertia (stop 8) the four biped
-# walks except the static one fell within two cycles: a stance ankle with PD gains on its own
-# share of the joint-space inertia is nearly torque-controlled (biped7: 8.8 N·m/rad at 20 Hz
-# against m g l ≈ 50 N·m/rad), and the rotors' inertia is what steadies it in the simulator.
-# The slope walk is the marginal one: it slips 19.5 mm at × 1 (tolerance 20 mm) and falls at
-# × 0.5, where its trapezoidal plan leaves the stance feet 5.5 mm below the ground (foothold
-# drift, README); before the lift-off clearance rule it was the other way round (× 0.5 slipped
-# 1.7 mm, × 1 60 mm). Others ≤ 6 mm (python bench/verify.py; README).
+# Every shipped problem verifies at its own knots (knots × 1, 2 cycles) with the reflected rotor
+# inertias G²·J_rotor in the model (robot.yaml `reflected_inertia`, default on; MuJoCo joint
+# armature set to the same) and joint PD at 30 Hz. What each replay measures, and what made the
+# marginal ones (slope walk, bolt, HOAP-2 3-D) replay: docs/verification.md (bench/verify.py).
 
 
 def quiet(problem):
