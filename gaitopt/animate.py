@@ -18,6 +18,26 @@ from .plot import new_figure
 
 VIEWS = ("auto", "sagittal", "3d")
 FORMATS = (".gif", ".mp4")
+MAX_FPS = 240.0  # frames per second of real time
+MAX_CYCLES = 50  # gait cycles shown
+MAX_FRAMES = 5000  # frames in all (a GIF of more takes minutes and hundreds of MB)
+
+
+def frame_count(period: float, fps: float, cycles: int) -> int:
+    """Frames of an animation of `cycles` gait cycles at fps; InputError (naming the limit)
+    beyond MAX_FPS, MAX_CYCLES or MAX_FRAMES."""
+    if isinstance(fps, bool) or not isinstance(fps, (int, float, np.integer, np.floating)) \
+            or not (np.isfinite(fps) and 0 < fps <= MAX_FPS):
+        raise InputError(f"fps must be a positive number ≤ {MAX_FPS:g}, got {fps!r}", field="fps",
+                         allowed=f"0 < fps ≤ {MAX_FPS:g}")
+    if isinstance(cycles, bool) or not isinstance(cycles, (int, np.integer)) or not 1 <= cycles <= MAX_CYCLES:
+        raise InputError(f"cycles must be a whole number from 1 to {MAX_CYCLES}, got {cycles!r}", field="cycles",
+                         allowed=f"1 … {MAX_CYCLES}")
+    n = max(2, int(np.ceil(cycles * period * fps)))
+    if n > MAX_FRAMES:
+        raise InputError(f"{n} frames ({cycles} cycles of {period:.4g} s at {fps:g} fps) exceed the limit "
+                         f"of {MAX_FRAMES}; lower fps or cycles", field="fps", allowed=f"≤ {MAX_FRAMES} frames")
+    return n
 
 
 def ffmpeg_available() -> bool:
@@ -37,15 +57,11 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
     newton [m/N] (default: the body weight drawn as 0.3 × the robot's height)."""
     if view not in VIEWS:
         raise InputError(f"unknown view {view!r}", field="view", allowed=VIEWS)
-    if not (np.isfinite(fps) and fps > 0):
-        raise InputError(f"fps must be positive, got {fps!r}", field="fps")
-    if isinstance(cycles, bool) or not isinstance(cycles, (int, np.integer)) or cycles < 1:
-        raise InputError(f"cycles must be a whole number ≥ 1, got {cycles!r}", field="cycles")
     traj, robot = result.trajectory, result.robot
+    n = frame_count(traj.period, fps, cycles)
     if view == "auto":
         view = "3d" if robot.base == "3d" else "sagittal"
     poses = Q.Poses(robot)
-    n = max(2, int(np.ceil(cycles * traj.period * fps)))
     t = np.arange(n) / fps
     s = traj.sample(t)
     flags = Q.point_flags(robot, traj, s["phase"])
@@ -125,5 +141,7 @@ def save_animation(result, path: str | Path, *, fps: float = 25.0, cycles: int =
     anim = gait_animation(result, fps=fps, cycles=cycles, view=view)
     writer = mpl_animation.FFMpegWriter(fps=fps) if path.suffix == ".mp4" else mpl_animation.PillowWriter(fps=fps)
     path.parent.mkdir(parents=True, exist_ok=True)
-    anim.save(str(path), writer=writer, dpi=dpi)
+    from .export.atomic import atomic_path  # why: an interrupted write never leaves half a file
+    with atomic_path(path) as tmp:
+        anim.save(str(tmp), writer=writer, dpi=dpi)
     return path

@@ -1,14 +1,19 @@
 """Command line: `gaitopt solve`, `gaitopt list`, `gaitopt robot`, `gaitopt sweep`, and on a
 solved RESULT_DIR `gaitopt export`, `gaitopt plot`, `gaitopt animate`.
 
-Exit codes (a contract): 0 success, 1 the solve failed (reason printed), 2 bad input (one line
-naming the file and field, no traceback).
+Exit codes (a contract, docs/formats.md): 0 success, 1 the solve failed (reason printed),
+2 bad input (one line naming the file and field, no traceback), 3 an internal error (a bug: one
+line, the traceback written to a log file), 130 interrupted (Ctrl-C). No command prints a Python
+traceback.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
+import tempfile
+import traceback
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,14 +24,42 @@ from .export import EXPORT_FORMATS, export, load_result, save
 from .problem import load_problem
 from .robot import REPO_ROBOTS, available_robots, load_robot
 from .verify import replay, write_replay
+from .verify.settings import MAX_CYCLES as VERIFY_MAX_CYCLES, ReplaySettings, check_steps
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+MAX_LINE = 400  # characters of a one-line error
+ERROR_LOG = "gaitopt-error.log"  # the traceback of an internal error
+# sizes a command accepts (bounded, so that a typo cannot fill a disk or run for days)
+MAX_VERIFY_CYCLES = VERIFY_MAX_CYCLES
+MAX_WORKERS = 256
+
+
+def _one_line(text: str, limit: int = MAX_LINE) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _usage_line(message: str) -> str:
+    """argparse's message → `ARG: what is wrong (allowed: …)`."""
+    m = re.match(r"argument (\S+): (.*)$", message)
+    arg, what = (m.group(1), m.group(2)) if m else (None, message)
+    m = re.match(r"the following arguments are required: (.*)$", what)
+    if m:
+        arg, what = m.group(1), "required, missing"
+    m = re.match(r"unrecognized arguments: (.*)$", what)
+    if m:
+        arg, what = m.group(1), "unrecognized argument(s)"
+    what = re.sub(r"\(choose from (.*)\)$", lambda c: f"(allowed: {c.group(1).replace(chr(39), '')})", what)
+    if arg == "command":
+        arg = "COMMAND"
+    return f"{arg}: {what}" if arg else what
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse's own exit code 2 matches ours; keep it one line
-        self.print_usage(sys.stderr)
-        print(f"gaitopt: error: {message}", file=sys.stderr)
+    """Usage errors as one line `gaitopt: ARG: what is wrong (allowed: …)`, exit 2."""
+
+    def error(self, message):
+        print(_one_line(f"gaitopt: {_usage_line(message)}"), file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
 
 
@@ -88,6 +121,10 @@ def _cmd_robot(args) -> int:
 
 def _cmd_sweep(args) -> int:
     from .study import run_study  # why: studies solve: the solve stack only for this command
+    if args.max_workers is not None and not 1 <= args.max_workers <= MAX_WORKERS:
+        raise InputError(f"must be from 1 to {MAX_WORKERS}, got {args.max_workers}", field="--max-workers",
+                         allowed=f"1 … {MAX_WORKERS}")
+    _check_output_dir(args.output)  # e.g. -o naming a file: bad input, not a traceback in the study
     rows = run_study(args.study, args.output, max_workers=args.max_workers, progress=not args.quiet)
     failed = [r["case"] for r in rows if not r.get("success")]
     print(f"wrote {Path(args.output) / 'results.csv'}: {len(rows)} cases, {len(rows) - len(failed)} solved, "
@@ -97,15 +134,28 @@ def _cmd_sweep(args) -> int:
 # ------------------------------------------------- export, plot, animate (take a RESULT_DIR)
 
 
-def _positive(value: str, name: str, kind=float):
-    """Parse a command-line number here (not in argparse) so bad input is one `gaitopt:` line."""
+def _positive(value: str, name: str, kind=float, limit=None):
+    """Parse a command-line number here (not in argparse) so bad input is one `gaitopt:` line:
+    positive, finite and, with a limit, at most that (the limit named)."""
+    allowed = None if limit is None else f"1 … {limit:g}" if kind is int else f"0 < {name} ≤ {limit:g}"
     try:
-        x = kind(value)
-    except ValueError:
-        raise InputError(f"expected {'a whole' if kind is int else 'a'} number, got {value!r}", field=name) from None
+        x = kind(str(value).strip())
+    except (ValueError, OverflowError):
+        raise InputError(f"expected {'a whole' if kind is int else 'a'} number, got {_one_line(value, 40)!r}",
+                         field=name, allowed=allowed) from None
     if not x > 0 or x != x or x == float("inf"):
-        raise InputError(f"must be positive and finite, got {value!r}", field=name)
+        raise InputError(f"must be positive and finite, got {_one_line(value, 40)!r}", field=name, allowed=allowed)
+    if limit is not None and x > limit:
+        raise InputError(f"{x:g} exceeds the limit of {limit:g}", field=name, allowed=allowed)
     return x
+
+
+def _refuse_input_overwrite(out, result_dir, option: str = "-o", export_file: bool = True) -> None:
+    """InputError naming the option unless `out` is a file this command may write: never one
+    of the RESULT_DIR's own files (the command's inputs), nor a file of a result directory that
+    an earlier export did not write (see gaitopt.export.formats.check_export_target)."""
+    from .export.formats import check_export_target
+    check_export_target(out, result_dir, option, export_file)
 
 
 def _load(result_dir):
@@ -114,7 +164,7 @@ def _load(result_dir):
         warnings.simplefilter("always")
         result = load_result(result_dir)
     for w in caught:
-        print(f"gaitopt: warning: {w.message}", file=sys.stderr)
+        _PENDING_WARNINGS.append(_one_line(f"gaitopt: warning: {w.message}"))
     return result
 
 
@@ -150,13 +200,25 @@ def _finish(result, result_dir) -> int:
 
 
 def _cmd_export(args) -> int:
-    rate = _positive(args.rate, "--rate")
-    cycles = _positive(args.cycles, "--cycles", int)
+    from .export.sampling import MAX_CYCLES, MAX_RATE_HZ, MAX_ROWS
+    rate = _positive(args.rate, "--rate", limit=MAX_RATE_HZ)
+    cycles = _positive(args.cycles, "--cycles", int, limit=MAX_CYCLES)
     if args.format not in EXPORT_FORMATS:
-        raise InputError(f"unknown format {args.format!r}", field="--format", allowed=EXPORT_FORMATS)
+        raise InputError(f"unknown format {_one_line(args.format, 40)!r}", field="--format", allowed=EXPORT_FORMATS)
     if args.degrees and args.format != "motors":
         raise InputError("applies to --format motors only", field="--degrees")
+    if args.output:
+        suffix = ".npz" if args.format == "npz" else ".csv"
+        if Path(args.output).suffix != suffix:
+            raise InputError(f"a {args.format} export needs a {suffix} file name", file=args.output, field="-o",
+                             allowed=[suffix])
+        _refuse_input_overwrite(args.output, args.result_dir)
     result = _load(args.result_dir)
+    rows = cycles * result.trajectory.period * rate
+    if rows > MAX_ROWS:
+        raise InputError(f"{rows:.3g} rows ({cycles} cycles of {result.trajectory.period:.4g} s at {rate:g} Hz) "
+                         f"exceed the limit of {MAX_ROWS}; lower --rate or --cycles", field="--rate",
+                         allowed=f"--cycles × period × --rate ≤ {MAX_ROWS} rows")
     with _writing():
         paths = export(result, args.format, args.output, rate_hz=rate, cycles=cycles, degrees=args.degrees,
                        outdir=args.result_dir)
@@ -175,12 +237,18 @@ def _cmd_plot(args) -> int:
 
 
 def _cmd_animate(args) -> int:
-    from .animate import VIEWS, default_suffix, save_animation  # why: matplotlib, as for plot
-    fps = _positive(args.fps, "--fps")
-    cycles = _positive(args.cycles, "--cycles", int)
+    from .animate import MAX_CYCLES, MAX_FPS, MAX_FRAMES, VIEWS, default_suffix, frame_count, save_animation
+    fps = _positive(args.fps, "--fps", limit=MAX_FPS)  # (matplotlib, as for plot: imported here)
+    cycles = _positive(args.cycles, "--cycles", int, limit=MAX_CYCLES)
     if args.view not in VIEWS:
-        raise InputError(f"unknown view {args.view!r}", field="--view", allowed=VIEWS)
+        raise InputError(f"unknown view {_one_line(args.view, 40)!r}", field="--view", allowed=VIEWS)
+    if args.output:
+        _refuse_input_overwrite(args.output, args.result_dir, export_file=False)
     result = _load(args.result_dir)
+    try:
+        frame_count(result.trajectory.period, fps, cycles)
+    except InputError as err:
+        raise InputError(err.message, field="--fps", allowed=f"--cycles × period × --fps ≤ {MAX_FRAMES} frames") from None
     path = Path(args.output) if args.output else Path(args.result_dir) / f"animation{default_suffix()}"
     with _writing():
         save_animation(result, path, fps=fps, cycles=cycles, view=args.view)
@@ -189,8 +257,9 @@ def _cmd_animate(args) -> int:
 
 
 def _cmd_verify(args) -> int:
-    cycles = _positive(args.cycles, "--cycles", int)
+    cycles = _positive(args.cycles, "--cycles", int, limit=MAX_VERIFY_CYCLES)
     result = _load(args.result_dir)
+    check_steps(result.trajectory.period, cycles, ReplaySettings().timestep, field="--cycles")
     rep = replay(result, cycles=cycles)
     outdir = Path(args.output) if args.output else Path(args.result_dir)
     with _writing():
@@ -240,7 +309,7 @@ def _add_output_commands(sub) -> None:
     p.set_defaults(func=_cmd_animate)
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="gaitopt", description="optimal periodic gaits for legged robots")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("solve", help="solve a problem file; write OUTDIR/trajectory.csv and result.json")
@@ -267,13 +336,167 @@ def main(argv=None) -> int:
 
     _add_output_commands(sub)
     _add_verify_command(sub)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _log_dir(args) -> Path | None:
+    """Where an internal error's traceback goes: the command's output directory when it
+    exists (the parent of an output file), else the RESULT_DIR it writes into by default."""
+    out = getattr(args, "output", None)
+    if out:
+        p = Path(out)
+        candidates = [p] if getattr(args, "command", None) in ("solve", "sweep", "plot", "verify") else [p.parent]
+    else:
+        candidates = [Path(args.result_dir)] if getattr(args, "result_dir", None) else []
+    for c in candidates:
+        if c.is_dir() and os.access(c, os.W_OK | os.X_OK):
+            return c
+    return None
+
+
+def _write_log(args, text: str) -> str:
+    """Write the traceback to a log file; returns its path (a temporary file if need be)."""
+    d = None
     try:
-        return args.func(args)
+        d = _log_dir(args) if args is not None else None
+    except Exception:  # noqa: BLE001 - the log must be written whatever args hold
+        d = None
+    if d is not None:
+        try:
+            path = d / ERROR_LOG
+            path.write_text(text, encoding="utf-8")
+            return str(path)
+        except OSError:
+            pass
+    try:
+        fd, path = tempfile.mkstemp(prefix="gaitopt-error-", suffix=".log")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        return path
+    except OSError:
+        return "(none: no writable directory)"
+
+
+def _stdout_closed() -> int:
+    """stdout's reader went away (`gaitopt list | head -1`): exit quietly, and keep Python's
+    final flush of stdout from failing again."""
+    _to_devnull(sys.__stdout__)
+    return EXIT_OK
+
+
+def _to_devnull(stream) -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+class _QuietStdout:
+    """The process's stdout, where a closed pipe (the reader is gone: `gaitopt list | head -1`)
+    is not an error: the rest of the output goes to /dev/null and the command runs on to its
+    usual exit code."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            _to_devnull(self._stream)
+            return len(text)
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            _to_devnull(self._stream)
+            try:
+                self._stream.flush()
+            except OSError:
+                pass
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+_PENDING_WARNINGS: list = []  # printed when the command ends without an error (bad input: one line only)
+
+
+def _warning_line(message, category, filename, lineno, file=None, line=None):
+    text = _one_line(f"gaitopt: warning: {message}")
+    if text not in _PENDING_WARNINGS:
+        _PENDING_WARNINGS.append(text)
+
+
+def _print_warnings() -> None:
+    for text in _PENDING_WARNINGS:
+        print(text, file=sys.stderr)
+    _PENDING_WARNINGS.clear()
+
+
+def main(argv=None) -> int:
+    """Run one command; returns the exit code (0, 1, 2, 3 or 130: see the module docstring).
+    No exception escapes: bad input is one line (exit 2), any other exception an internal error
+    (exit 3, one line naming the log file that holds the traceback)."""
+    real_stdout = sys.stdout
+    if real_stdout is not None and real_stdout is sys.__stdout__:
+        sys.stdout = _QuietStdout(real_stdout)
+    try:
+        return _main(argv)
+    finally:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        sys.stdout = real_stdout
+
+
+def _main(argv) -> int:
+    args = None
+    _PENDING_WARNINGS.clear()
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_line  # a warning is one line too, never source code
+            args = build_parser().parse_args(argv)
+            code = args.func(args)
+        sys.stdout.flush()
+        _print_warnings()
+        return code
     except InputError as err:
-        print(f"gaitopt: {err}", file=sys.stderr)
+        _PENDING_WARNINGS.clear()
+        print(_one_line(f"gaitopt: {err}"), file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:  # Ctrl-C: quietly (files being written are left as they were)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return _stdout_closed()
+    except SystemExit:
+        raise
+    except Exception as err:  # noqa: BLE001 - a bug: one line, the traceback in a log file
+        log = _write_log(args, "".join(traceback.format_exception(err)))
+        head, tail = "gaitopt: internal error (a bug): ", f"; traceback in {log}"
+        short = _one_line(f"{type(err).__name__}: {err}", max(40, min(200, MAX_LINE - len(head) - len(tail))))
+        try:
+            print(head + short + tail, file=sys.stderr)
+        except OSError:
+            pass
+        return EXIT_INTERNAL
+
+
+def run() -> None:
+    """The console entry point: main() with its exit code."""
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _stdout_closed()
+    except (OSError, ValueError):
+        pass
+    sys.exit(code)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

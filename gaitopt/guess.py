@@ -49,7 +49,9 @@ def leg_ik(robot, q_init, targets, q_ref, iterations=30, damping=1e-4, reg=1e-3)
         n = J.shape[1]
         H = J.T @ J + (damping + reg) * np.eye(n)
         g = J.T @ err + reg * (q_ref[nb:] - q[nb:])
-        dq = np.linalg.solve(H, g)
+        if not (np.all(np.isfinite(H)) and np.all(np.isfinite(g))):
+            break  # targets out of any reach: keep the last finite posture (the NLP judges it)
+        dq = np.linalg.solve(H, g)  # H is positive definite (damping + reg > 0)
         q[nb:] = np.clip(q[nb:] + dq, lo[nb:] + 1e-6, hi[nb:] - 1e-6)
         if np.linalg.norm(dq) < 1e-10:
             break

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .robot import REPO_ROBOTS, Actuator
-from .yamlio import Fields, load_yaml
+from .robot import REPO_ROBOTS, Actuator, number, read_yaml
+from .yamlio import Fields
 
 MOTOR_CATALOGUE = REPO_ROBOTS / "motors.yaml"
 MOTOR_FIELDS = ("motor", "resistance", "torque_constant", "voltage", "current_limit", "rated_power",
@@ -45,20 +45,22 @@ def load_motors(path: str | Path | None = None) -> dict:
 
     Raises InputError naming the file, the key path and the allowed keys."""
     path = Path(path) if path is not None else MOTOR_CATALOGUE
-    f = Fields(load_yaml(path), path)
+    f = Fields(read_yaml(path), path)
     mf = f.mapping("motors")
     f.done(["motors"])
     out = {}
     for name in mf.data:
-        m = mf.mapping(name)
+        if not isinstance(name, str) or not name:
+            raise mf.error(str(name), "a motor name must be a non-empty string")
+        m = mf.mapping(name, allowed=MOTOR_FIELDS)
         out[str(name)] = Motor(
             name=str(name), motor=m.string("motor"),
-            resistance=m.number("resistance", positive=True),
-            torque_constant=m.number("torque_constant", positive=True),
-            voltage=m.number("voltage", positive=True),
-            current_limit=m.number("current_limit", positive=True),
-            rated_power=m.number("rated_power", positive=True),
-            rotor_inertia=m.number("rotor_inertia", low=0.0),
+            resistance=number(m, "resistance", positive=True, allowed="> 0 Ω"),
+            torque_constant=number(m, "torque_constant", positive=True, allowed="> 0 N·m/A"),
+            voltage=number(m, "voltage", positive=True, allowed="> 0 V"),
+            current_limit=number(m, "current_limit", positive=True, allowed="> 0 A"),
+            rated_power=number(m, "rated_power", positive=True, allowed="> 0 W"),
+            rotor_inertia=number(m, "rotor_inertia", low=0.0, allowed=">= 0 kg·m²"),
             source=m.string("source"))
         m.done(MOTOR_FIELDS)
     if not out:

@@ -89,11 +89,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .errors import InputError
+from .errors import InputError, short
 from .gait_roles import (BIPED_ROLES, FAMILY_FEET, HEXAPOD_ROLES, QUADRUPED_ROLES, FootRoles,
                          foot_roles, standing_foot_positions)
 from .gait_table import PATTERNS, Pattern, find_pattern, patterns_for
 from .gait_timeline import TOL, is_half_symmetric, mirror_contacts, timeline
+from .yamlio import EXPONENT_ONLY
 
 __all__ = [
     "GAIT_KEYS", "PATTERN_KEYS", "DEFAULT_KNOTS", "TOL", "CYCLES", "ROLL_ORDER",
@@ -105,6 +106,8 @@ __all__ = [
 GAIT_KEYS = ("pattern", "duty_factor", "offsets", "period", "knots", "cycle")
 PATTERN_KEYS = ("pattern", "duty_factor", "offsets", "period", "knots")
 DEFAULT_KNOTS = 32
+MAX_KNOTS = 4000       # knots over the full cycle (as problem.MAX_TOTAL_KNOTS over the phases)
+MAX_PERIOD = 60.0      # s, the full cycle
 CYCLES = ("full", "half")
 ROLL_ORDER = {"heel": 0, "flat": 1, "stance": 1, "toe": 2}
 
@@ -112,7 +115,15 @@ ROLL_ORDER = {"heel": 0, "flat": 1, "stance": 1, "toe": 2}
 # ----------------------------------------------------------------------------------- checks
 
 def _is_number(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(float(x))
+    """A finite number (not a bool); 1e-3, which YAML 1.1 reads as a string, counts as one."""
+    if isinstance(x, str) and EXPONENT_ONLY.match(x):
+        x = float(x)
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(float(x))
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def _err(source, key, message, allowed=None) -> InputError:
@@ -121,7 +132,7 @@ def _err(source, key, message, allowed=None) -> InputError:
 
 def _duty_factor(value, source) -> float:
     if not _is_number(value) or not 0.0 < float(value) < 1.0:
-        raise _err(source, "duty_factor", f"expected a number strictly between 0 and 1, got {value!r}",
+        raise _err(source, "duty_factor", f"expected a number strictly between 0 and 1, got {short(value)}",
                    "0 < duty_factor < 1")
     return float(value)
 
@@ -129,11 +140,11 @@ def _duty_factor(value, source) -> float:
 def _offsets(value, robot, source) -> dict:
     feet = list(robot.feet)
     if not isinstance(value, dict):
-        raise _err(source, "offsets", f"expected a mapping FOOT: touchdown (fraction of the cycle), got {value!r}",
+        raise _err(source, "offsets", f"expected a mapping FOOT: touchdown (fraction of the cycle), got {short(value)}",
                    feet)
     unknown = [k for k in value if k not in robot.feet]
     if unknown:
-        raise _err(source, "offsets", f"unknown feet {unknown} of {robot.name}", feet)
+        raise _err(source, "offsets", f"unknown feet {short(unknown)} of {robot.name}", feet)
     missing = [f for f in feet if f not in value]
     if missing:
         raise _err(source, "offsets", f"missing feet {missing}: give every foot's touchdown", feet)
@@ -141,7 +152,7 @@ def _offsets(value, robot, source) -> dict:
     for f in feet:
         v = value[f]
         if not _is_number(v) or not 0.0 <= float(v) < 1.0:
-            raise _err(source, "offsets", f"foot {f!r}: expected a number in [0, 1), got {v!r}", "0 <= offset < 1")
+            raise _err(source, "offsets", f"foot {f!r}: expected a number in [0, 1), got {short(v)}", "0 <= offset < 1")
         out[f] = float(v)
     return out
 
@@ -151,7 +162,7 @@ def _period(value, source):
     if isinstance(value, dict):
         unknown = [k for k in value if k not in ("min", "max", "guess")]
         if unknown:
-            raise _err(source, "period", f"unknown keys {unknown}", ["min", "max", "guess"])
+            raise _err(source, "period", f"unknown keys {short(unknown)}", ["min", "max", "guess"])
         for k in ("min", "max"):
             if k not in value:
                 raise _err(source, "period", f"missing {k!r}: a bounded period needs min and max [s]",
@@ -159,17 +170,18 @@ def _period(value, source):
         lo, hi = value["min"], value["max"]
         guess = value.get("guess", None)
         for k, v in (("min", lo), ("max", hi), ("guess", guess)):
-            if v is not None and (not _is_number(v) or float(v) <= 0.0):
-                raise _err(source, "period", f"{k}: expected a positive finite number [s], got {v!r}",
-                           "a positive number or {min, max, guess}")
+            if v is not None and (not _is_number(v) or not 0.0 < float(v) <= MAX_PERIOD):
+                raise _err(source, "period", f"{k}: expected a positive finite number [s], got {short(v)}",
+                           f"a number in (0, {MAX_PERIOD:g}] s or {{min, max, guess}}")
         lo, hi = float(lo), float(hi)
         guess = 0.5 * (lo + hi) if guess is None else float(guess)
         if not lo <= guess <= hi:
             raise _err(source, "period", f"need min <= guess <= max, got {lo}, {guess}, {hi}")
         return (lo, hi, guess)
-    if not _is_number(value) or float(value) <= 0.0:
-        raise _err(source, "period", f"expected a positive finite number [s] or {{min, max, guess}}, got {value!r}",
-                   "a positive number or {min, max, guess}")
+    if not _is_number(value) or not 0.0 < float(value) <= MAX_PERIOD:
+        raise _err(source, "period", f"expected a positive finite number [s] or {{min, max, guess}}, "
+                                     f"got {short(value)}",
+                   f"a number in (0, {MAX_PERIOD:g}] s or {{min, max, guess}}")
     return float(value)
 
 
@@ -270,7 +282,7 @@ def expand_gait(gait: dict, robot, source: str = "<dict>") -> dict:
 def _lists_phases(gait, source) -> bool:
     """Check the top-level keys; True when the gait already lists its phases (explicit form)."""
     if not isinstance(gait, dict):
-        raise _err(source, "", f"expected a mapping, got {type(gait).__name__} {gait!r}",
+        raise _err(source, "", f"expected a mapping, got {type(gait).__name__} {short(gait)}",
                    ["phases", *GAIT_KEYS])
     given = [k for k in PATTERN_KEYS if k in gait]
     if "phases" in gait:
@@ -300,12 +312,12 @@ def _parse(gait: dict, robot, roles: FootRoles, source) -> _Spec:
                    "a positive number or {min, max, guess}")
     period = _period(gait["period"], source)
     knots = gait.get("knots", DEFAULT_KNOTS)
-    if not isinstance(knots, int) or isinstance(knots, bool) or knots < 1:
+    if not isinstance(knots, int) or isinstance(knots, bool) or not 1 <= knots <= MAX_KNOTS:
         raise _err(source, "knots", f"expected a positive integer (collocation intervals over the full cycle), "
-                                    f"got {knots!r}", "an integer >= 2 per phase")
+                                    f"got {short(knots, 40)}", f"an integer >= 2 per phase, at most {MAX_KNOTS}")
     cycle = gait.get("cycle")
     if cycle is not None and cycle not in CYCLES:
-        raise _err(source, "cycle", f"unknown cycle {cycle!r}", CYCLES)
+        raise _err(source, "cycle", f"unknown cycle {short(cycle)}", CYCLES)
     return _Spec(name, pattern, beta, offsets, profile, start, period, knots, cycle)
 
 
@@ -313,7 +325,7 @@ def _named(gait: dict, name, robot, roles: FootRoles, valid: list, source) -> tu
     """Resolve a named pattern on this robot: (pattern, β, offsets foot → touchdown, heel-toe
     stance profile or None, start or None)."""
     if not isinstance(name, str):
-        raise _err(source, "pattern", f"expected a pattern name, got {name!r}", valid)
+        raise _err(source, "pattern", f"expected a pattern name, got {short(name)}", valid)
     pattern = find_pattern(name, robot, roles)
     if pattern is None:
         raise _unfit_pattern(name, robot, roles, valid, source)
@@ -338,7 +350,7 @@ def _unfit_pattern(name: str, robot, roles: FootRoles, valid: list, source) -> I
     known = [p for p in PATTERNS if p.name == name]
     kinds = {"heel_toe": "feet with heel and toe points", "point": "point feet"}
     if not known:
-        why = f"unknown pattern {name!r}"
+        why = f"unknown pattern {short(name)}"
     elif roles.family is None:
         why = f"pattern {name!r} does not apply: {roles.reason}"
     elif all(p.family != roles.family for p in known):

@@ -26,6 +26,7 @@ from matplotlib.patches import Patch, Polygon
 from . import quantities as Q
 from .actuation import motor_voltage
 from .energy import phase_integral
+from .export.atomic import atomic_path
 from .export.sampling import sample_table
 
 MODE_COLOURS = {"flat": "#2b6cb0", "stance": "#2b6cb0", "heel": "#dd6b20", "toe": "#38a169", "swing": "#ffffff"}
@@ -427,6 +428,7 @@ def plot_all(result, outdir: str | Path, dpi: int = 110) -> list:
             continue
         fig = fn(result)
         path = outdir / f"{name}.png"
-        fig.savefig(path, dpi=dpi)
+        with atomic_path(path) as tmp:  # never a half-written PNG where a good one was
+            fig.savefig(tmp, dpi=dpi, format="png")
         paths.append(path)
     return paths

@@ -12,13 +12,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from .errors import InputError
+from .errors import InputError, short
 from .patterns import expand_gait
 from .robot import load_robot
 from .settings import FEASIBILITY_KEYS, Bounded, base_height, bounded as _bounded, feasibility_settings
-from .yamlio import Fields, load_yaml
+from .yamlio import Fields, finite_number, load_yaml, parse_yaml_text
 
 FOOT_MODES = ("swing", "flat", "heel", "toe", "stance")
 COST_TERMS = ("joule_loss", "specific_resistance", "abs_power", "torque_squared", "fri_stability",
@@ -28,6 +26,21 @@ CYCLES = ("full", "half")
 CONE_TYPES = ("pyramid", "cone")
 TOUCHDOWNS = ("impact", "soft")
 LINEAR_SOLVERS = ("mumps", "spral")
+
+# sizes and ranges a problem may have (what one machine can transcribe and solve)
+MAX_PHASE_KNOTS = 2000        # knots of one phase
+MAX_TOTAL_KNOTS = 4000        # knots over all phases of the problem (memory and build time grow with it)
+MAX_PHASES = 200              # phases of a gait
+MAX_ITER = 100_000            # solver.max_iter
+MAX_FRICTION = 10.0           # μ
+MAX_CLEARANCE = 1.0           # m, swing-foot clearance
+MAX_PITCH = 1.57              # rad, base_pitch_limit (below π/2: Euler angles stay regular)
+MAX_TORQUE_RATE = 1e7         # N·m/s
+MAX_WEIGHT = 1e6              # cost weights
+MAX_GEAR_RATIO = 1e4          # design.gear_ratio bounds
+MAX_FOOTHOLD = 10.0           # m, |x|, |y| of a foothold
+MAX_TOL = 1.0                 # solver tolerances
+MAX_OVERRIDES = 200           # --set items
 
 
 @dataclass(frozen=True)
@@ -160,12 +173,13 @@ def _footholds(c: Fields) -> dict | None:
     raw = c.raw("footholds", None)
     if raw is None:
         return None
-    ok = isinstance(raw, dict) and all(
+    ok = isinstance(raw, dict) and len(raw) <= MAX_PHASES and all(
         isinstance(k, str) and isinstance(v, list) and len(v) in (1, 2)
-        and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v) for k, v in raw.items())
+        and all(finite_number(x) is not None and abs(x) <= MAX_FOOTHOLD for x in v) for k, v in raw.items())
     if not ok:
-        raise c.error("footholds", "expected a mapping FOOT: [x, y] (m, relative to the base origin; "
-                                   "[x] on sagittal robots)")
+        raise c.error("footholds", f"expected a mapping FOOT: [x, y] (m, relative to the base origin; "
+                                   f"[x] on sagittal robots), got {short(raw)}",
+                      f"FOOT: [x, y] with |x|, |y| <= {MAX_FOOTHOLD:g} m")
     return {k: tuple(float(x) for x in v) for k, v in raw.items()}
 
 
@@ -179,18 +193,20 @@ def _design(f: Fields) -> tuple:
     out = []
     for name in gf.data:
         g = gf.mapping(name)
-        joints = g.sequence("joints", [str(name)])
+        joints = g.sequence("joints", [str(name)], max_len=MAX_PHASES)
         if not joints or not all(isinstance(j, str) for j in joints):
-            raise g.error("joints", f"expected a non-empty list of joint names, got {joints!r}")
-        lo, hi = g.number("min", positive=True), g.number("max", positive=True)
-        guess = g.number("guess", (lo * hi) ** 0.5, positive=True)
+            raise g.error("joints", f"expected a non-empty list of joint names, got {short(joints)}")
+        lo = g.number("min", positive=True, high=MAX_GEAR_RATIO)
+        hi = g.number("max", positive=True, high=MAX_GEAR_RATIO)
+        guess = g.number("guess", (lo * hi) ** 0.5, positive=True, high=MAX_GEAR_RATIO)
         g.done(["joints", "min", "max", "guess"])
         if not lo < hi or not lo <= guess <= hi:
-            raise gf.error(str(name), f"need min < max and min <= guess <= max, got {lo}, {guess}, {hi}")
+            raise gf.error(str(name), f"need min < max and min <= guess <= max, got {lo:g}, {guess:g}, {hi:g}",
+                           "min < max, min <= guess <= max")
         out.append(GearDesign(str(name), tuple(joints), Bounded(lo, hi, guess)))
     taken = [j for d in out for j in d.joints]
     if len(set(taken)) != len(taken):
-        raise df.error("gear_ratio", f"a joint may be in one group only, got {taken}")
+        raise df.error("gear_ratio", f"a joint may be in one group only, got {short(taken)}")
     return tuple(out)
 
 
@@ -202,7 +218,7 @@ def _phase(f: Fields, i: int, raw: Any) -> Phase:
     for foot in cf.data:
         contacts[str(foot)] = cf.string(foot, allowed=FOOT_MODES)
     cf.done()
-    knots = pf.integer("knots", low=2)
+    knots = pf.integer("knots", low=2, high=MAX_PHASE_KNOTS)
     duration = _bounded(pf, "duration")
     if duration is None:
         raise pf.error("duration", "missing: a number [s] or {min, max, guess}")
@@ -214,22 +230,22 @@ def _constraints(f: Fields) -> Constraints:
     d = Constraints()
     c = f.mapping("constraints", {}, allowed=[k for k in Constraints.__dataclass_fields__ if k != "cone"])
     fr = c.mapping("friction", {}, allowed=["mu", "cone"])
-    mu = fr.number("mu", d.friction, positive=True)
+    mu = fr.number("mu", d.friction, positive=True, high=MAX_FRICTION)
     cone = fr.string("cone", d.cone, allowed=CONE_TYPES)
     fr.done(["mu", "cone"])
     rate = c.raw("torque_rate", None)
     cons = Constraints(
         friction=mu, cone=cone,
-        clearance=c.number("clearance", d.clearance, low=0.0),
+        clearance=c.number("clearance", d.clearance, low=0.0, high=MAX_CLEARANCE),
         joint_limits=c.boolean("joint_limits", d.joint_limits),
         velocity_limits=c.boolean("velocity_limits", d.velocity_limits),
         torque_speed=c.boolean("torque_speed", d.torque_speed),
         current_limit=c.boolean("current_limit", d.current_limit),
         power_limit=c.boolean("power_limit", d.power_limit),
         effort_limits=c.boolean("effort_limits", d.effort_limits),
-        torque_rate=None if rate is None else c.number("torque_rate", positive=True),
+        torque_rate=None if rate is None else c.number("torque_rate", positive=True, high=MAX_TORQUE_RATE),
         touchdown=c.string("touchdown", d.touchdown, allowed=TOUCHDOWNS),
-        base_pitch_limit=c.number("base_pitch_limit", d.base_pitch_limit, positive=True),
+        base_pitch_limit=c.number("base_pitch_limit", d.base_pitch_limit, positive=True, high=MAX_PITCH),
         base_height=base_height(c),
         footholds=_footholds(c),
         **feasibility_settings(c, FEASIBILITY_KEYS),
@@ -242,14 +258,14 @@ def _cost(f: Fields) -> dict:
     raw_cost = f.raw("cost", "joule_loss")
     if isinstance(raw_cost, str):
         if raw_cost not in COST_TERMS:
-            raise f.error("cost", f"unknown cost {raw_cost!r}", COST_TERMS)
+            raise f.error("cost", f"unknown cost {short(raw_cost)}", COST_TERMS)
         return {raw_cost: 1.0}
     cf = f.mapping("cost", allowed=COST_TERMS)
     cost = {}
     for term in cf.data:
         if term not in COST_TERMS:
             raise cf.error(str(term), "unknown cost term", COST_TERMS)
-        cost[term] = cf.number(term, low=0.0)
+        cost[term] = cf.number(term, positive=True, high=MAX_WEIGHT)
     if not cost:
         raise f.error("cost", "at least one cost term is needed", COST_TERMS)
     return cost
@@ -259,18 +275,26 @@ def _solver(f: Fields) -> SolverOptions:
     s = f.mapping("solver", {})
     sd = SolverOptions()
     opts = s.raw("options", {})
-    if not isinstance(opts, dict) or not all(isinstance(v, (int, float, str, bool)) for v in opts.values()):
-        raise s.error("options", "expected a mapping of IPOPT option names to numbers or strings")
+    if (not isinstance(opts, dict) or len(opts) > MAX_OVERRIDES
+            or not all(isinstance(k, str) and len(k) <= 100 for k in opts)
+            or not all(isinstance(v, bool) or (isinstance(v, str) and len(v) <= 200)
+                       or finite_number(v) is not None for v in opts.values())):
+        raise s.error("options", f"expected a mapping of IPOPT option names to finite numbers or strings, "
+                                 f"got {short(opts)}", "NAME: number | string")
     # YAML 1.1 reads 1e-3 (no dot) as a string and yes/no as booleans; IPOPT has no string
     # option that looks like a number and no boolean options (its switches are "yes"/"no")
     opts = {k: ("yes" if v else "no") if isinstance(v, bool) else _as_number(v) if isinstance(v, str) else v
             for k, v in opts.items()}
+    bad = [k for k, v in opts.items() if isinstance(v, float) and finite_number(v) is None]
+    if bad:
+        raise s.error(f"options.{bad[0]}", f"must be a finite number, got {short(opts[bad[0]])}",
+                      "a finite number or a string")
     solver = SolverOptions(
         name=s.string("name", sd.name, allowed=["ipopt"]),
         linear_solver=s.string("linear_solver", sd.linear_solver, allowed=LINEAR_SOLVERS),
-        max_iter=s.integer("max_iter", sd.max_iter, low=0),
-        tol=s.number("tol", sd.tol, positive=True),
-        constr_viol_tol=s.number("constr_viol_tol", sd.constr_viol_tol, positive=True),
+        max_iter=s.integer("max_iter", sd.max_iter, low=0, high=MAX_ITER),
+        tol=s.number("tol", sd.tol, positive=True, high=MAX_TOL),
+        constr_viol_tol=s.number("constr_viol_tol", sd.constr_viol_tol, positive=True, high=MAX_TOL),
         print_level=s.integer("print_level", sd.print_level, low=0, high=12),
         scale_variables=s.boolean("scale_variables", sd.scale_variables),
         codegen=s.boolean("codegen", sd.codegen),
@@ -309,6 +333,9 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
     """Build and validate a Problem from plain data (as read from YAML)."""
     f = Fields(data, source)
     robot = f.string("robot")
+    if not robot or "\0" in robot or len(robot) > 1000:
+        raise f.error("robot", f"expected a robot folder name or path, got {short(robot)}",
+                      "a robot name or a path of at most 1000 characters")
     if base_dir is not None and ("/" in robot or robot.endswith(".yaml") or (base_dir / robot / "robot.yaml").is_file()):
         # a path relative to the problem file (a bare name only when such a folder is there),
         # never to the working directory
@@ -318,7 +345,7 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
         g = Fields(expand_gait(g.data, load_robot(robot, search=_robot_search(base_dir)), source),
                    source, "gait")
     cycle = g.string("cycle", "full", allowed=CYCLES)
-    raw_phases = g.sequence("phases")
+    raw_phases = g.sequence("phases", max_len=MAX_PHASES)
     if not raw_phases:
         raise g.error("phases", "at least one phase is needed")
     phases = tuple(_phase(f, i, p) for i, p in enumerate(raw_phases))
@@ -391,9 +418,30 @@ def problem_from_record(record: dict, file: str = "<record>") -> Problem:
 def validate(p: Problem) -> None:
     """Checks that need the whole problem (not the robot): raise InputError."""
     where = p.source
+    if len(p.phases) > MAX_PHASES:
+        raise InputError(f"too many phases: {len(p.phases)}", file=where, field="gait.phases",
+                         allowed=f"at most {MAX_PHASES} phases")
+    for i, ph in enumerate(p.phases):
+        if isinstance(ph.knots, bool) or not isinstance(ph.knots, int) or not 2 <= ph.knots <= MAX_PHASE_KNOTS:
+            raise InputError(f"knots of phase {short(ph.name, 40)}: got {short(ph.knots)}", file=where,
+                             field=f"gait.phases[{i}].knots", allowed=f"an integer in [2, {MAX_PHASE_KNOTS}]")
+    bounds = [("speed", p.speed), ("stride", p.stride)]
+    bounds += [(f"gait.phases[{i}].duration", ph.duration) for i, ph in enumerate(p.phases)]
+    for name, b in bounds:
+        if b is not None and not all(finite_number(x) is not None for x in (b.min, b.max, b.guess)):
+            raise InputError(f"must be finite, got {short(b)}", file=where, field=name,
+                             allowed="finite numbers (min <= guess <= max)")
+    for term, weight in p.cost.items():
+        if finite_number(weight) is None or not weight > 0:
+            raise InputError(f"weight must be a positive finite number, got {short(weight)}", file=where,
+                             field=f"cost.{term}", allowed=f"a number in (0, {MAX_WEIGHT:g}]")
+    total = sum(ph.knots for ph in p.phases)
+    if total > MAX_TOTAL_KNOTS:
+        raise InputError(f"too many knots over the problem: {total} in {len(p.phases)} phases", file=where,
+                         field="gait.phases", allowed=f"at most {MAX_TOTAL_KNOTS} knots in all")
     names = [ph.name for ph in p.phases]
     if len(set(names)) != len(names):
-        raise InputError(f"phase names must be unique, got {names}", file=where, field="gait.phases")
+        raise InputError(f"phase names must be unique, got {short(names)}", file=where, field="gait.phases")
     # that every phase lists the robot's feet is checked with the robot (schedule.Schedule),
     # which can name the allowed feet (a typo in the first phase here would have been taken for
     # the reference and blamed on the next)
@@ -408,22 +456,44 @@ def validate(p: Problem) -> None:
                          "progress", file=where, field="speed")
 
 
+def _list_index(node: list, k: str, source: str, dotted: str) -> int:
+    """The index `k` of a list element that exists (0 … len-1), else InputError."""
+    allowed = f"an index 0…{len(node) - 1}" if node else "none (the list is empty)"
+    try:
+        i = int(k)
+    except ValueError:
+        raise InputError(f"{short(k, 40)} is not a list index", file=source, field=f"--set {dotted}",
+                         allowed=allowed) from None
+    if not 0 <= i < len(node):
+        raise InputError(f"no list element {short(k, 40)}: the list has {len(node)}", file=source,
+                         field=f"--set {dotted}", allowed=allowed)
+    return i
+
+
 def _set_path(data: dict, dotted: str, value: Any, source: str) -> None:
+    """data[key][key]… = value along the dotted key path (list elements by index); InputError
+    (field "--set KEY") when the path does not exist or goes below a value."""
+    if not isinstance(dotted, str) or not dotted or len(dotted) > 200:
+        raise InputError(f"expected a key path, got {short(dotted)}", file=source, field="--set",
+                         allowed="KEY.PATH=VALUE, e.g. speed=0.3, gait.phases.0.knots=8")
     keys = dotted.split(".")
+    if any(not k for k in keys):
+        raise InputError("empty key in the key path", file=source, field=f"--set {dotted}",
+                         allowed="KEY.PATH=VALUE, e.g. speed=0.3, gait.phases.0.knots=8")
     node = data
     for k in keys[:-1]:
         if isinstance(node, list):
-            try:
-                node = node[int(k)]
-            except (ValueError, IndexError):
-                raise InputError(f"no list element {k!r}", file=source, field=dotted) from None
-            continue
-        node = node.setdefault(k, {})
+            node = node[_list_index(node, k, source, dotted)]
+        elif isinstance(node, dict):
+            if node.get(k) is None:  # absent, or an empty mapping written `key:`
+                node[k] = {}
+            node = node[k]
         if not isinstance(node, (dict, list)):
-            raise InputError("cannot set a key below a value", file=source, field=dotted)
+            raise InputError(f"cannot set a key below a value ({short(node, 40)})", file=source,
+                             field=f"--set {dotted}")
     last = keys[-1]
     if isinstance(node, list):
-        node[int(last)] = value
+        node[_list_index(node, last, source, dotted)] = value
     else:
         node[last] = value
 
@@ -448,10 +518,15 @@ def load_problem(path: str | Path, overrides: list[str] | dict | None = None) ->
         items = list(overrides.items())
     else:
         for item in overrides or []:
-            if "=" not in item:
-                raise InputError(f"--set expects key=value, got {item!r}", field="--set")
+            if not isinstance(item, str) or "=" not in item:
+                raise InputError(f"expected KEY=VALUE, got {short(item)}", file=str(path), field="--set",
+                                 allowed="KEY.PATH=VALUE, e.g. speed=0.3, gait.phases.0.knots=8")
             k, v = item.split("=", 1)
-            items.append((k.strip(), yaml.safe_load(v)))
+            k = k.strip()
+            items.append((k, parse_yaml_text(v, str(path), f"--set {k}")))
+    if len(items) > MAX_OVERRIDES:
+        raise InputError(f"too many overrides: {len(items)}", file=str(path), field="--set",
+                         allowed=f"at most {MAX_OVERRIDES}")
     for k, v in items:
         _set_path(data, k, v, str(path))
     return problem_from_dict(data, str(path), path.parent)

@@ -11,8 +11,12 @@ The URDF's root link hangs on the last base joint. Locked joints are removed wit
 """
 from __future__ import annotations
 
+import math
+import os
 import site
 import sys
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +40,21 @@ _BASE_JOINT_MODELS = {
 }
 ACTUATOR_FIELDS = ("motor", "resistance", "torque_constant", "voltage", "current_limit",
                    "rated_power", "rotor_inertia", "gear_ratio", "gear_efficiency", "source")
+# Accepted ranges of the actuator numbers (Fields keyword arguments of `number`, and the text of
+# the range): nothing later divides by zero (current τ/(ηGK), stall torque …/R, no-load V/(KG)).
+ACTUATOR_RANGES = {
+    "resistance": ({"positive": True}, "> 0 Ω"),
+    "torque_constant": ({"positive": True}, "> 0 N·m/A"),
+    "voltage": ({"positive": True}, "> 0 V"),
+    "current_limit": ({"positive": True}, "> 0 A"),
+    "rated_power": ({"positive": True}, "> 0 W"),
+    "rotor_inertia": ({"low": 0.0}, ">= 0 kg·m²"),
+    "gear_ratio": ({"positive": True}, "> 0"),
+    "gear_efficiency": ({"positive": True, "high": 1.0}, "in (0, 1]"),
+}
+# No number of a robot folder is larger in SI units: bigger ones are typos, and products of
+# them (G²·J, G·η·K·V/R) must stay finite.
+MAX_MAGNITUDE = 1e6
 ROBOT_KEYS = ("name", "description", "urdf", "base", "locked", "joint_limits", "passive", "feet",
               "mirror", "standing", "actuators", "kinematics", "sources")
 KINEMATICS_KEYS = ("knees", "knee_margin", "foot_range", "leg_separation", "base_attitude", "base_height",
@@ -49,24 +68,253 @@ REPO_ROBOTS = Path(__file__).resolve().parent.parent / "robots"
 
 
 def robot_folder(name_or_path: str | Path, search: list[Path] | None = None) -> Path:
-    """Resolve a robot name (a folder of robots/) or a path to a robot folder or robot.yaml."""
-    p = Path(name_or_path)
-    if p.name == "robot.yaml" and p.is_file():
-        return p.parent.resolve()
-    if "/" in str(name_or_path) or p.is_absolute():  # a path: that folder or nothing
-        if (p / "robot.yaml").is_file():
+    """Resolve a robot name (a folder of robots/) or a path to a robot folder or robot.yaml.
+
+    A bare name (no "/") is looked up in `search`, robots/ and then the working directory;
+    anything with a "/" is a path: that folder (or that robot.yaml) or an InputError naming it,
+    never a shipped robot of the same name."""
+    if not isinstance(name_or_path, (str, Path)) or not str(name_or_path).strip() or "\0" in str(name_or_path):
+        raise InputError(f"expected a robot name or a path to a robot folder, got {_short_repr(name_or_path)}",
+                         field="robot", allowed=_allowed_names(available_robots()))
+    text = str(name_or_path)
+    p = Path(text)
+    try:
+        if p.name == "robot.yaml" and p.is_file():
+            return p.parent.resolve()
+        if "/" in text or os.sep in text or p.is_absolute():  # a path: that folder or nothing
+            _check_robot_yaml(p, text)
             return p.resolve()
-        raise InputError(f"{str(name_or_path)!r} is not a robot folder (no robot.yaml there)", field="robot")
-    roots = list(search or []) + [REPO_ROBOTS]
-    for root in roots:
-        cand = Path(root) / str(name_or_path)
-        if (cand / "robot.yaml").is_file():
-            return cand.resolve()
-    if p.is_dir() and (p / "robot.yaml").is_file():  # a path relative to the working directory
-        return p.resolve()
+        roots = list(search or []) + [REPO_ROBOTS]
+        for root in roots:
+            cand = Path(root) / text
+            if (cand / "robot.yaml").is_file():
+                return cand.resolve()
+        if p.is_dir() and (p / "robot.yaml").exists():  # a path relative to the working directory
+            _check_robot_yaml(p, text)
+            return p.resolve()
+    except OSError as err:  # e.g. a name too long for the file system, a permission denied
+        raise InputError(f"cannot open {_short_repr(text)}: {err.strerror or err}", field="robot") from None
     looked = ", ".join(str(r) for r in roots)
-    raise InputError(f"no robot folder {str(name_or_path)!r} (a folder with robot.yaml; looked in {looked} "
-                     "and the working directory)", field="robot", allowed=available_robots())
+    raise InputError(f"no robot folder {_short_repr(text)} (a folder with robot.yaml; looked in {looked} "
+                     "and the working directory)", field="robot", allowed=_allowed_names(available_robots()))
+
+
+def _check_robot_yaml(folder: Path, text: str) -> None:
+    """The folder `folder` (the path `text` given by the user) holds a robot.yaml file, or InputError."""
+    if folder.name == "robot.yaml" and not folder.is_dir():
+        raise InputError("file not found", file=text, field="robot")
+    if folder.name == "robot.yaml" and not (folder / "robot.yaml").exists():
+        raise InputError("is a directory, expected the robot's YAML file", file=text, field="robot")
+    yaml_file = folder / "robot.yaml"
+    if not folder.is_dir():
+        what = "does not exist" if not folder.exists() else "is not a folder"
+        raise InputError(f"{_short_repr(text)} is not a robot folder ({what})", field="robot")
+    if yaml_file.is_dir():
+        raise InputError("is a directory, expected the robot's YAML file", file=str(yaml_file), field="robot")
+    if not yaml_file.is_file():
+        raise InputError(f"{_short_repr(text)} is not a robot folder (no robot.yaml there)", field="robot")
+
+
+def _short_repr(value, limit: int = 120) -> str:
+    text = repr(value) if isinstance(value, str) else repr(str(value)) if isinstance(value, Path) else \
+        f"{type(value).__name__} {value!r}"
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _allowed_names(names, limit: int = 12) -> str | None:
+    """An `allowed` text for InputError: the names, cut after `limit` so the line stays short."""
+    names = [str(n) for n in names]
+    if not names:
+        return None
+    if len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[:limit]) + f", ... ({len(names)} in all)"
+
+
+def read_yaml(path: str | Path) -> dict:
+    """`load_yaml` that also turns unreadable files (a directory, not UTF-8, no permission)
+    into one InputError naming the file."""
+    path = Path(path)
+    try:
+        if path.is_dir():
+            raise InputError("is a directory, expected a YAML file", file=str(path))
+        return load_yaml(path)
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text (byte {err.start}: {err.reason})", file=str(path)) from None
+    except RecursionError:
+        raise InputError("not valid YAML: nested too deeply", file=str(path)) from None
+    except OSError as err:
+        raise InputError(f"cannot read the file: {err.strerror or err}", file=str(path)) from None
+
+
+def number(f: Fields, name: str, default=..., *, low: float | None = None, high: float | None = None,
+           positive: bool = False, allowed: str | None = None) -> float:
+    """A finite number from `f` (NaN and ±inf refused), with optional bounds: low <= x <= high,
+    x > 0 (positive). Errors name the file and the key path, and `allowed` (the range in words)."""
+    value = f.raw(name, default)
+    if value is None and default is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise f.error(name, f"expected a number, got {_short_repr(value, 60)}", allowed)
+    try:
+        x = float(value)
+    except OverflowError:
+        x = math.inf
+    if not math.isfinite(x):
+        got = "nan" if x != x else _short_repr(value, 40)
+        raise f.error(name, f"must be a finite number, got {got}", allowed)
+    if abs(x) > MAX_MAGNITUDE:
+        raise f.error(name, f"must be at most {MAX_MAGNITUDE:g} in magnitude (SI units), got {x:g}", allowed)
+    if positive and not x > 0:
+        raise f.error(name, f"must be > 0, got {x}", allowed)
+    if low is not None and x < low:
+        raise f.error(name, f"must be >= {low}, got {x}", allowed)
+    if high is not None and x > high:
+        raise f.error(name, f"must be <= {high}, got {x}", allowed)
+    return x
+
+
+def vector(f: Fields, name: str, size: int, default=...) -> list[float]:
+    """A list of `size` finite numbers from `f`."""
+    value = f.raw(name, default)
+    ok = isinstance(value, (list, tuple)) and len(value) == size and \
+        all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
+    if ok:
+        try:
+            out = [float(x) for x in value]
+        except OverflowError:
+            out = [math.inf]
+        ok = all(math.isfinite(x) for x in out)
+    if not ok:
+        raise f.error(name, f"expected a list of {size} finite numbers, got {_short_repr(value, 80)}")
+    return out
+
+
+def _finite_tree(f: Fields, key: str, value) -> None:
+    """Every number in a parsed setting (dicts, lists, dataclasses) is finite."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return
+    if isinstance(value, (int, float)):
+        if not math.isfinite(float(value)):
+            raise f.error(key, f"must hold finite numbers, got {value}")
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _finite_tree(f, f"{key}.{k}", v)
+        return
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            _finite_tree(f, key, v)
+        return
+    if hasattr(value, "__dataclass_fields__"):
+        for k in value.__dataclass_fields__:
+            _finite_tree(f, f"{key}.{k}", getattr(value, k))
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+@contextmanager
+def _captured_output():
+    """Redirect the process's stdout and stderr (file descriptors 1 and 2, where Pinocchio's C++
+    parser prints) into a temporary file; yields a function returning what was written."""
+    _flush()
+    saved, tmp = [], None
+    try:
+        tmp = tempfile.TemporaryFile(mode="w+b")
+        for fd in (1, 2):
+            saved.append((fd, os.dup(fd)))
+        for fd, _ in saved:
+            os.dup2(tmp.fileno(), fd)
+    except OSError:  # no file descriptors to redirect (e.g. an embedding host): do not capture
+        for fd, dup in saved:
+            os.dup2(dup, fd)
+            os.close(dup)
+        saved = []
+
+    def text() -> str:
+        if tmp is None or saved == []:
+            return ""
+        try:
+            tmp.seek(0)
+            return tmp.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+
+    try:
+        yield text
+    finally:
+        _flush()
+        for fd, dup in saved:
+            os.dup2(dup, fd)
+            os.close(dup)
+        if tmp is not None:
+            tmp.close()
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _build_urdf_model(urdf: Path, file: Path) -> pin.Model:
+    """pin.buildModelFromUrdf with the parser's own printing captured: a broken URDF is one
+    InputError naming the URDF and robot.yaml's `urdf`."""
+    try:
+        urdf.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"the URDF {urdf} is not UTF-8 text", file=str(file), field="urdf") from None
+    except OSError as err:
+        raise InputError(f"cannot read the URDF {urdf}: {err.strerror or err}", file=str(file), field="urdf") from None
+    with _captured_output() as printed:
+        try:
+            model, err = pin.buildModelFromUrdf(str(urdf)), None
+        except Exception as exc:  # pinocchio raises plain RuntimeError/ValueError
+            model, err = None, exc
+        text = printed()
+    # urdfdom prints "Error:   <reason>\n         at line N in .../model.cpp" (and may still return
+    # a model, e.g. without a link's unreadable <inertial>): any error line refuses the URDF
+    reasons = [ln.strip()[len("Error:"):].strip() for ln in text.splitlines() if ln.strip().startswith("Error:")]
+    if model is None or reasons:
+        why = _one_line("; ".join(r for r in reasons if r)) or _one_line(err) or type(err).__name__
+        raise InputError(f"Pinocchio cannot read the URDF {urdf}: {why}", file=str(file), field="urdf")
+    return model
+
+
+def _check_urdf_numbers(model: pin.Model, urdf: Path, file: Path) -> None:
+    """The URDF's masses, inertias, placements and limits are finite (limits may be ±inf, not
+    NaN; lower <= upper), so nothing later divides by or propagates a NaN."""
+    def bad(what):
+        return InputError(f"the URDF {urdf} has {what}", file=str(file), field="urdf")
+    for j in range(model.njoints):
+        inertia = model.inertias[j]
+        if not (np.isfinite(inertia.mass) and inertia.mass >= 0 and np.all(np.isfinite(inertia.lever))
+                and np.all(np.isfinite(inertia.inertia))):
+            raise bad(f"a non-finite or negative mass or inertia on joint {model.names[j]!r}")
+        if not np.all(np.isfinite(model.jointPlacements[j].homogeneous)):
+            raise bad(f"a non-finite origin on joint {model.names[j]!r}")
+    for fr in model.frames:
+        if not np.all(np.isfinite(fr.placement.homogeneous)):
+            raise bad(f"a non-finite origin on frame {fr.name!r}")
+    for j in range(1, model.njoints):
+        jm = model.joints[j]
+        lo = model.lowerPositionLimit[jm.idx_q:jm.idx_q + jm.nq]
+        hi = model.upperPositionLimit[jm.idx_q:jm.idx_q + jm.nq]
+        vel = model.velocityLimit[jm.idx_v:jm.idx_v + jm.nv]
+        eff = model.effortLimit[jm.idx_v:jm.idx_v + jm.nv]
+        if np.any(np.isnan(lo)) or np.any(np.isnan(hi)) or np.any(np.isnan(vel)) or np.any(np.isnan(eff)):
+            raise bad(f"a NaN limit on joint {model.names[j]!r}")
+        if np.any(lo > hi):
+            raise bad(f"lower > upper limit on joint {model.names[j]!r}")
+        if np.any(vel < 0) or np.any(eff < 0):
+            raise bad(f"a negative velocity or effort limit on joint {model.names[j]!r}")
 
 
 def available_robots() -> list[str]:
@@ -92,18 +340,31 @@ def package_share(package: str) -> Path:
 
 def _urdf_path(f: Fields, folder: Path) -> Path:
     value = f.raw("urdf")
-    if isinstance(value, str):
+    key = "urdf"
+    if isinstance(value, str) and value.strip() and "\0" not in value:
         path = (folder / value).resolve()
     elif isinstance(value, dict):
         u = f.mapping("urdf")
         package = u.string("package", allowed=["example-robot-data"])
         rel = u.string("path")
-        u.done()
-        path = package_share(package) / rel
+        u.done(["package", "path"])
+        if not rel.strip() or "\0" in rel or Path(rel).is_absolute():
+            raise u.error("path", f"expected a path inside the package, got {_short_repr(rel)}")
+        try:
+            share = package_share(package)
+        except InputError as err:
+            raise u.error("package", err.message) from None
+        path = share / rel
+        key = "urdf.path"
     else:
-        raise f.error("urdf", "expected a path or {package:, path:}")
-    if not path.is_file():
-        raise f.error("urdf", f"URDF not found at {path}")
+        raise f.error("urdf", f"expected a path or {{package:, path:}}, got {_short_repr(value, 60)}")
+    try:
+        found, is_dir = path.is_file(), path.is_dir()
+    except OSError:  # e.g. a name too long for the file system
+        found, is_dir = False, False
+    if not found:
+        what = "is a directory, not a URDF file" if is_dir else "not found"
+        raise InputError(f"URDF {what}: {_short_repr(str(path), 200)}", file=f.file, field=key)
     return path
 
 
@@ -112,30 +373,56 @@ def load_robot(name_or_path: str | Path, *, base: str | None = None,
     """Load a robot folder into a `Robot`.
 
     name_or_path: a folder name under robots/ or a path; base: override the file's base mode
-    (sagittal | 3d | fixed). Raises InputError naming file, key and allowed values.
+    (sagittal | 3d | fixed). Raises InputError naming file, key and allowed values (one line of
+    at most a few hundred characters).
     """
+    try:
+        return _load_robot(name_or_path, base, search)
+    except InputError as err:
+        raise _shortened(err) from None
+
+
+def _shortened(err: InputError, limit: int = 400) -> InputError:
+    """`err` as one line of at most about `limit` characters (a long key, value or list cut)."""
+    if len(str(err)) <= limit and "\n" not in str(err):
+        return err
+    allowed = err.allowed
+    if isinstance(allowed, (list, tuple, set, frozenset)):
+        allowed = _allowed_names(sorted(allowed, key=str))
+    if allowed is not None:
+        allowed = _one_line(allowed, 100)
+    file = _one_line(err.file, 120) if err.file else err.file
+    field = _one_line(err.field, 80) if err.field else err.field
+    return InputError(_one_line(err.message, 160), file=file, field=field, allowed=allowed)
+
+
+def _load_robot(name_or_path, base, search) -> Robot:
     folder = robot_folder(name_or_path, search)
     file = folder / "robot.yaml"
-    f = Fields(load_yaml(file), file)
+    f = Fields(read_yaml(file), file)
     name = f.string("name")
     description = f.string("description", "")
     urdf = _urdf_path(f, folder)
-    base = base if base is not None else f.string("base", allowed=BASE_MODES)
-    if base not in BASE_MODES:
-        raise InputError(f"unknown base mode {base!r}", field="base", allowed=BASE_MODES)
+    if base is not None and base not in BASE_MODES:
+        raise InputError(f"unknown base mode {_short_repr(base, 60)}", field="base", allowed=BASE_MODES)
+    file_base = f.string("base", allowed=BASE_MODES)
+    base = base if base is not None else file_base
 
-    try:
-        full = pin.buildModelFromUrdf(str(urdf))
-    except Exception as err:  # pinocchio raises plain RuntimeError/ValueError
-        raise InputError(f"Pinocchio cannot read the URDF {urdf}: {err}", file=str(file), field="urdf") from None
+    full = _build_urdf_model(urdf, file)
+    _check_urdf_numbers(full, urdf, file)
     joint_names = list(full.names)[1:]
 
     locked_f = f.mapping("locked", {})
     locked = {}
     for j in locked_f.data:
         if j not in joint_names:
-            raise locked_f.error(str(j), "not a joint of the URDF", joint_names)
-        locked[j] = locked_f.number(j)
+            raise locked_f.error(str(j), "not a joint of the URDF", _allowed_names(joint_names))
+        locked[j] = number(locked_f, j)
+        jm = full.joints[full.getJointId(j)]
+        if jm.nq == 1:
+            lo, hi = full.lowerPositionLimit[jm.idx_q], full.upperPositionLimit[jm.idx_q]
+            if not lo <= locked[j] <= hi:
+                raise locked_f.error(str(j), f"{locked[j]} is outside the joint's URDF limits", f"[{lo:.6g}, {hi:.6g}]")
     locked_f.done()
 
     q_lock = pin.neutral(full)
@@ -162,8 +449,8 @@ def load_robot(name_or_path: str | Path, *, base: str | None = None,
 
     passive = f.sequence("passive", [])
     for j in passive:
-        if j not in movable:
-            raise f.error("passive", f"{j!r} is not a joint of the model", movable)
+        if not isinstance(j, str) or j not in movable:
+            raise f.error("passive", f"{_short_repr(j, 60)} is not a joint of the model", _allowed_names(movable))
     actuated = [j for j in movable if j not in passive]
 
     feet, contacts = _feet(f, model)
@@ -193,19 +480,20 @@ def _override_limits(f: Fields, model: pin.Model) -> None:
     names = list(model.names)[1:]
     for j in lim.data:
         if j not in names:
-            raise lim.error(str(j), "not a joint of the model (locked joints have no limits)", names)
-        jf = lim.mapping(j)
+            raise lim.error(str(j), "not a joint of the model (locked joints have no limits)", _allowed_names(names))
+        jf = lim.mapping(j, allowed=["lower", "upper", "velocity", "effort"])
         jid = model.getJointId(j)
         iq, iv = model.joints[jid].idx_q, model.joints[jid].idx_v
         lower, upper = model.lowerPositionLimit.copy(), model.upperPositionLimit.copy()
         vel, eff = model.velocityLimit.copy(), model.effortLimit.copy()
-        lower[iq] = jf.number("lower", lower[iq])
-        upper[iq] = jf.number("upper", upper[iq])
-        vel[iv] = jf.number("velocity", vel[iv], positive=True)
-        eff[iv] = jf.number("effort", eff[iv], positive=True)
-        jf.done()
+        lower[iq] = number(jf, "lower") if jf.has("lower") else lower[iq]
+        upper[iq] = number(jf, "upper") if jf.has("upper") else upper[iq]
+        vel[iv] = number(jf, "velocity", positive=True, allowed="> 0 rad/s or m/s") if jf.has("velocity") else vel[iv]
+        eff[iv] = number(jf, "effort", positive=True, allowed="> 0 N·m or N") if jf.has("effort") else eff[iv]
+        jf.done(["lower", "upper", "velocity", "effort"])
         if not lower[iq] < upper[iq]:
-            raise lim.error(j, f"lower {lower[iq]} must be below upper {upper[iq]}")
+            key = "lower" if jf.has("lower") else "upper"
+            raise jf.error(key, f"lower {lower[iq]} must be below upper {upper[iq]}")
         model.lowerPositionLimit, model.upperPositionLimit = lower, upper
         model.velocityLimit, model.effortLimit = vel, eff
     lim.done()
@@ -252,24 +540,27 @@ def _with_base(urdf_model: pin.Model, base: str) -> pin.Model:
 def _feet(f: Fields, model: pin.Model):
     feet_f = f.mapping("feet")
     if not feet_f.data:
-        raise feet_f.error("feet", "a robot needs at least one foot")
+        raise f.error("feet", "a robot needs at least one foot")
     frame_names = [fr.name for fr in model.frames]
     feet, contacts = {}, []
     for foot in feet_f.data:
-        ff = feet_f.mapping(foot)
+        if not isinstance(foot, str) or not foot:
+            raise feet_f.error(str(foot), "a foot name must be a non-empty string")
+        ff = feet_f.mapping(foot, allowed=["frame", "point", "heel", "toe"])
         frame = ff.string("frame")
         if frame not in frame_names:
-            raise ff.error("frame", f"no frame {frame!r} in the URDF",
-                           [n for n in frame_names if "foot" in n.lower() or "sole" in n.lower()] or None)
+            raise ff.error("frame", f"no frame {_short_repr(frame, 60)} in the URDF",
+                           _allowed_names([n for n in frame_names if "foot" in n.lower() or "sole" in n.lower()]
+                                          or [n for n in frame_names if n != "universe"]))
         fid = model.getFrameId(frame)
         if ff.has("point"):
             if ff.has("heel") or ff.has("toe"):
                 raise ff.error("point", "a foot is either a point foot or has heel and toe points")
-            contacts.append(ContactPoint(str(foot), str(foot), "point", frame, fid, np.array(ff.vector("point", 3))))
+            contacts.append(ContactPoint(str(foot), str(foot), "point", frame, fid, np.array(vector(ff, "point", 3))))
             kind = "point"
             names = (str(foot),)
         elif ff.has("heel") and ff.has("toe"):
-            heel, toe = np.array(ff.vector("heel", 3)), np.array(ff.vector("toe", 3))
+            heel, toe = np.array(vector(ff, "heel", 3)), np.array(vector(ff, "toe", 3))
             contacts.append(ContactPoint(f"{foot}_heel", str(foot), "heel", frame, fid, heel))
             contacts.append(ContactPoint(f"{foot}_toe", str(foot), "toe", frame, fid, toe))
             kind = "heel_toe"
@@ -285,7 +576,7 @@ def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
     if not f.has("mirror"):
         f.raw("mirror", None)
         return None
-    mf = f.mapping("mirror")
+    mf = f.mapping("mirror", allowed=["joints", "flip", "feet"])
     n = len(coord)
     perm = np.arange(n)
     sign = np.ones(n)
@@ -294,24 +585,31 @@ def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
             sign[coord.index(c)] = -1.0
     for pair in mf.sequence("joints", []):
         if not (isinstance(pair, list) and len(pair) == 2):
-            raise mf.error("joints", f"expected pairs [left, right], got {pair!r}")
+            raise mf.error("joints", f"expected pairs [left, right], got {_short_repr(pair, 80)}")
         a, b = pair
         for j in (a, b):
-            if j not in coord:
-                raise mf.error("joints", f"{j!r} is not a joint of the model (locked joints are left out)",
-                               coord[len(BASE_COORDINATES[base]):])
+            if not isinstance(j, str) or j not in coord[len(BASE_COORDINATES[base]):]:
+                raise mf.error("joints", f"{_short_repr(j, 60)} is not a joint of the model (locked joints are "
+                               "left out)", _allowed_names(coord[len(BASE_COORDINATES[base]):]))
         ia, ib = coord.index(a), coord.index(b)
         perm[ia], perm[ib] = ib, ia
     for j in mf.sequence("flip", []):
+        if not isinstance(j, str):
+            raise mf.error("flip", f"expected joint names, got {_short_repr(j, 60)}", _allowed_names(all_joints))
         if j not in coord:
             if j in all_joints:
                 continue  # a flipped joint may be locked in a reduced variant
-            raise mf.error("flip", f"{j!r} is not a joint of the URDF", all_joints)
+            raise mf.error("flip", f"{_short_repr(j, 60)} is not a joint of the URDF", _allowed_names(all_joints))
         sign[coord.index(j)] *= -1.0
     foot_pairs = {}
     for pair in mf.sequence("feet", []):
-        if not (isinstance(pair, list) and len(pair) == 2 and all(p in feet for p in pair)):
-            raise mf.error("feet", f"expected pairs of foot names, got {pair!r}", list(feet))
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) and p in feet for p in pair)):
+            raise mf.error("feet", f"expected pairs of foot names, got {_short_repr(pair, 80)}",
+                           _allowed_names(feet))
+        if feet[pair[0]].kind != feet[pair[1]].kind:
+            raise mf.error("feet", f"feet {pair[0]!r} and {pair[1]!r} are not of the same kind (point, heel/toe)")
+        if pair[0] in foot_pairs or pair[1] in foot_pairs:
+            raise mf.error("feet", "the pairs must not share feet")
         foot_pairs[pair[0]], foot_pairs[pair[1]] = pair[1], pair[0]
     for foot in feet:
         foot_pairs.setdefault(foot, foot)
@@ -340,16 +638,19 @@ def _actuators(f: Fields, actuated):
         for k in fields.data:
             if k not in ACTUATOR_FIELDS:
                 raise fields.error(str(k), "unknown actuator field", ACTUATOR_FIELDS)
-            out[k] = fields.string(k) if k in ("motor", "source") else fields.number(k, low=0.0)
+            if k in ("motor", "source"):
+                out[k] = fields.string(k)
+            else:
+                out[k] = number(fields, k, **ACTUATOR_RANGES[k][0], allowed=ACTUATOR_RANGES[k][1])
         return out
 
     base_vals = read(default, {})
     out = {}
     for j in per_joint.data:
         if j not in actuated:
-            raise per_joint.error(str(j), "not an actuated joint", actuated)
+            raise per_joint.error(str(j), "not an actuated joint", _allowed_names(actuated))
     for j in actuated:
-        vals = read(per_joint.mapping(j), base_vals) if per_joint.has(j) else base_vals
+        vals = read(per_joint.mapping(j, allowed=ACTUATOR_FIELDS), base_vals) if per_joint.has(j) else base_vals
         missing = [k for k in ("resistance", "torque_constant", "voltage", "current_limit", "gear_ratio")
                    if k not in vals]
         if missing:
@@ -369,36 +670,49 @@ def _kinematics(f: Fields, coord) -> dict:
         out["knees"] = {}
         for joint in knees.data:
             if joint not in coord:
-                raise knees.error(joint, "unknown joint", allowed=coord)
+                raise knees.error(str(joint), "unknown joint", allowed=_allowed_names(coord))
             k = knees.mapping(joint, allowed=["bend", "straight"])
-            bend = k.number("bend")
-            if bend not in (1.0, -1.0):
-                raise k.error("bend", f"expected 1 or -1 (the sign of q when the knee bends), got {bend}")
-            out["knees"][str(joint)] = {"bend": bend, "straight": k.number("straight", 0.0)}
+            bend = k.raw("bend")
+            if isinstance(bend, bool) or bend not in (1, -1):
+                raise k.error("bend", f"expected 1 or -1 (the sign of q when the knee bends), got "
+                              f"{_short_repr(bend, 40)}", allowed="1, -1")
+            out["knees"][str(joint)] = {"bend": float(bend), "straight": number(k, "straight", 0.0)}
             k.done(["bend", "straight"])
     # the other keys have the problem file's forms: read by the same decoder
-    out.update(feasibility_settings(kf, [k for k in KINEMATICS_KEYS if k != "knees" and kf.has(k)]))
+    try:
+        settings = feasibility_settings(kf, [k for k in KINEMATICS_KEYS if k != "knees" and kf.has(k)])
+    except OverflowError:  # an integer too large for a float
+        raise f.error("kinematics", "numbers must be finite") from None
+    for key, value in settings.items():
+        _finite_tree(kf, key, value)
+    out.update(settings)
     kf.done(KINEMATICS_KEYS)
     return out
 
 
 def _standing(f: Fields, model, coord, base, contacts):
-    sf = f.mapping("standing", {})
+    sf = f.mapping("standing", {}, allowed=["joints", "base_z"])
     q = pin.neutral(model)
     jf = sf.mapping("joints", {})
     for j in jf.data:
         if j not in coord:
-            raise jf.error(str(j), "not a coordinate of the model", coord)
-        q[coord.index(j)] = jf.number(j)
+            raise jf.error(str(j), "not a coordinate of the model", _allowed_names(coord))
+        i = coord.index(j)
+        q[i] = number(jf, j)
+        lo, hi = model.lowerPositionLimit[i], model.upperPositionLimit[i]
+        if not lo <= q[i] <= hi:
+            raise jf.error(str(j), f"{q[i]} is outside the joint limits", f"[{lo:.6g}, {hi:.6g}]")
     jf.done()
     if base != "fixed":
         iz = coord.index("base_z")
         if sf.has("base_z"):
-            q[iz] = sf.number("base_z")
+            q[iz] = number(sf, "base_z")
         else:
             data = model.createData()
             pin.framesForwardKinematics(model, data, q)
             zmin = min((data.oMf[c.frame_id].act(c.point))[2] for c in contacts)
+            if not np.isfinite(zmin):
+                raise sf.error("base_z", "the feet's height at the standing posture is not finite: give base_z")
             q[iz] = -zmin
     sf.done(["joints", "base_z"])
     return q

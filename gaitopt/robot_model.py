@@ -20,6 +20,20 @@ BASE_COORDINATES = {
 }
 
 
+_INF = float("inf")
+# (field, low, high, low excluded, inf allowed) of the Actuator numbers
+_ACTUATOR_CHECKS = (
+    ("resistance", 0.0, _INF, True, False),
+    ("torque_constant", 0.0, _INF, True, False),
+    ("voltage", 0.0, _INF, True, False),
+    ("current_limit", 0.0, _INF, True, False),
+    ("gear_ratio", 0.0, _INF, True, False),
+    ("gear_efficiency", 0.0, 1.0, True, False),
+    ("rated_power", 0.0, _INF, True, True),   # default: no rating (inf)
+    ("rotor_inertia", 0.0, _INF, False, False),
+)
+
+
 @dataclass(frozen=True)
 class Actuator:
     """A DC motor behind a gear, seen from the joint.
@@ -38,6 +52,20 @@ class Actuator:
     rotor_inertia: float = 0.0
     motor: str = ""
     source: str = ""
+
+    def __post_init__(self):
+        # Every motor model divides by η·G·K, R or K·G: refuse values that would make those
+        # divisions meaningless, whoever builds the actuator (robot.yaml, the motor catalogue,
+        # a study's gear ratio).
+        for name, lo, hi, lo_open, allow_inf in _ACTUATOR_CHECKS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+                raise InputError(f"expected a number, got {type(value).__name__}", field=f"actuators.{name}")
+            x = float(value)
+            ok = (x == x) and (allow_inf or abs(x) != float("inf")) and (x > lo if lo_open else x >= lo) and x <= hi
+            if not ok:
+                rng = f"{'>' if lo_open else '>='} {lo:g}" + (f" and <= {hi:g}" if hi != float("inf") else "")
+                raise InputError(f"must be finite and {rng}, got {x}", field=f"actuators.{name}")
 
     @property
     def torque_limit(self) -> float:

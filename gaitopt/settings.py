@@ -24,20 +24,28 @@ class Bounded:
         return Bounded(float(value), float(value), float(value))
 
 
-def bounded(f: Fields, key: str, *, positive: bool = True) -> Bounded | None:
+# physical ranges of the bounded quantities of a problem file (SI units)
+RANGES = {"speed": 20.0, "stride": 20.0, "step_length": 10.0, "duration": 60.0, "base_height": 10.0}
+
+
+def bounded(f: Fields, key: str, *, positive: bool = True, high: float | None = None) -> Bounded | None:
+    """A number (fixed) or {min, max, guess}, each finite, > 0 when positive and <= high
+    (default: RANGES[key] when the key is listed there)."""
     value = f.raw(key, None)
     if value is None:
         return None
+    if high is None:
+        high = RANGES.get(key)
     if isinstance(value, dict):
-        b = f.mapping(key)
-        lo = b.number("min", positive=positive)
-        hi = b.number("max", positive=positive)
-        guess = b.number("guess", 0.5 * (lo + hi))
+        b = f.mapping(key, allowed=["min", "max", "guess"])
+        lo = b.number("min", positive=positive, high=high)
+        hi = b.number("max", positive=positive, high=high)
+        guess = b.number("guess", 0.5 * (lo + hi), positive=positive, high=high)
         b.done(["min", "max", "guess"])
         if not lo <= guess <= hi:
-            raise f.error(key, f"need min <= guess <= max, got {lo}, {guess}, {hi}")
+            raise f.error(key, f"need min <= guess <= max, got {lo:g}, {guess:g}, {hi:g}", "min <= guess <= max")
         return Bounded(lo, hi, guess)
-    return Bounded.fixed_at(f.number(key, positive=positive))
+    return Bounded.fixed_at(f.number(key, positive=positive, high=high))
 
 
 def _switchable(c: Fields, key: str, parse):
@@ -64,17 +72,22 @@ def _foot_range(c: Fields, key: str) -> dict:
     return out
 
 
+MAX_LENGTH = 10.0   # m, any length of a feasibility setting
+MAX_ANGLE = 3.141592653589793   # rad, any angle (band half-width, margin) of a feasibility setting
+
+
 def _half_size(f: Fields, key) -> list:
     vec = f.vector(key, 3)
-    if any(not x > 0 for x in vec):
-        raise f.error(key, f"half-sizes must be > 0 m, got {vec}")
+    if any(not 0 < x <= MAX_LENGTH for x in vec):
+        raise f.error(key, f"half-sizes must be > 0 m and <= {MAX_LENGTH:g} m, got {vec}",
+                      f"0 < half-size <= {MAX_LENGTH:g} m")
     return vec
 
 
-def _numbers_of(allowed):
+def _numbers_of(allowed, high: float):
     def parse(c: Fields, key: str) -> dict:
         m = c.mapping(key, allowed=list(allowed))
-        out = {k: m.number(k, low=0.0) for k in allowed if m.has(k)}
+        out = {k: m.number(k, low=0.0, high=high) for k in allowed if m.has(k)}
         m.done(list(allowed))
         return out
     return parse
@@ -82,10 +95,10 @@ def _numbers_of(allowed):
 
 FEASIBILITY_PARSERS = {
     "foot_range": _foot_range,
-    "leg_separation": _numbers_of(("lateral", "longitudinal")),
-    "base_attitude": _numbers_of(("roll", "pitch", "yaw")),
-    "knee_margin": lambda f, k: f.number(k, low=0.0),
-    "upper_body": _numbers_of(("band",)),
+    "leg_separation": _numbers_of(("lateral", "longitudinal"), MAX_LENGTH),
+    "base_attitude": _numbers_of(("roll", "pitch", "yaw"), MAX_ANGLE),
+    "knee_margin": lambda f, k: f.number(k, low=0.0, high=MAX_ANGLE),
+    "upper_body": _numbers_of(("band",), MAX_ANGLE),
 }
 FEASIBILITY_KEYS = tuple(FEASIBILITY_PARSERS)
 

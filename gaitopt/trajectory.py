@@ -171,25 +171,77 @@ class Trajectory:
 
     @classmethod
     def from_arrays(cls, data) -> "Trajectory":
-        """Inverse of `to_arrays` (data: a dict or an opened .npz). Raises KeyError or
-        ValueError on a malformed input (callers name the file)."""
-        fmt = str(data["format"])
+        """Inverse of `to_arrays` (data: a dict or an opened .npz). Raises ValueError
+        `KEY: what is wrong` on a malformed input (callers name the file): a missing key, an
+        unknown format or method, a non-finite or non-positive period, a non-finite stride,
+        arrays of the wrong shape or with non-finite values, knot times not increasing within a
+        phase or phases not meeting end to start."""
+        def get(key):
+            if key not in data:
+                raise ValueError(f"{key}: missing")
+            return data[key]
+
+        def floats(key, shape):
+            try:
+                x = np.array(get(key), dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"{key}: not numbers") from None
+            if x.shape != shape:
+                raise ValueError(f"{key}: shape {x.shape}, expected {shape}")
+            if not np.all(np.isfinite(x)):
+                raise ValueError(f"{key}: non-finite values")
+            return x
+
+        def names_of(key):
+            x = np.asarray(get(key))
+            if x.ndim != 1:
+                raise ValueError(f"{key}: expected a list of names, got shape {x.shape}")
+            return tuple(str(c) for c in x)
+
+        fmt = str(get("format"))
         if fmt != f"gaitopt-knots {KNOTS_FORMAT_VERSION}":
-            raise ValueError(f"unknown knots format {fmt!r}")
-        names = [str(n) for n in data["phase_names"]]
-        modes = json.loads(str(data["phase_modes"]))
+            raise ValueError(f"format: unknown knots format {fmt[:40]!r} (allowed: gaitopt-knots {KNOTS_FORMAT_VERSION})")
+        method = str(get("method"))
+        if method not in METHODS:
+            raise ValueError(f"method: unknown collocation rule {method[:40]!r} (allowed: {', '.join(METHODS)})")
+        coordinates, actuated, contact_names = names_of("coordinates"), names_of("actuated"), names_of("contact_names")
+        nv, nu, nc = len(coordinates), len(actuated), len(contact_names)
+        period, stride = float(floats("period", ())), float(floats("stride", ()))
+        if period <= 0:
+            raise ValueError(f"period: must be positive, got {period!r}")
+        base_shift = floats("base_shift", (nv,))
+        names = list(names_of("phase_names"))
+        if not names:
+            raise ValueError("phase_names: no phases")
+        try:
+            modes = json.loads(str(get("phase_modes")))
+        except json.JSONDecodeError:
+            raise ValueError("phase_modes: not JSON") from None
+        if not isinstance(modes, list) or len(modes) != len(names) or not all(isinstance(m, dict) for m in modes):
+            raise ValueError(f"phase_modes: expected a list of {len(names)} foot → mode mappings")
         phases = []
+        tol = 1e-9 * max(1.0, period)
         for i, name in enumerate(names):
-            vals = {k: np.array(data[f"p{i}.{k}"], dtype=float) for k in ("t", "q", "v", "a", "tau", "f")}
+            t = floats(f"p{i}.t", np.shape(get(f"p{i}.t")))
+            if t.ndim != 1 or len(t) < 2:
+                raise ValueError(f"p{i}.t: expected at least 2 knot times, got shape {t.shape}")
+            if np.any(np.diff(t) <= 0):
+                raise ValueError(f"p{i}.t: knot times of phase {name!r} not increasing")
+            if i > 0 and abs(t[0] - phases[-1].t[-1]) > tol:
+                raise ValueError(f"p{i}.t: phase {name!r} starts at {t[0]!r} s, the previous one ends at "
+                                 f"{phases[-1].t[-1]!r} s")
+            k1 = len(t)
+            shapes = {"q": (k1, nv), "v": (k1, nv), "a": (k1, nv), "tau": (k1, nu), "f": (k1, nc, 3)}
+            vals = {k: floats(f"p{i}.{k}", s) for k, s in shapes.items()}
             mid = None
-            if f"p{i}.mid.q" in data:
-                mid = {k: np.array(data[f"p{i}.mid.{k}"], dtype=float) for k in ("q", "v", "a", "tau", "f")}
-            phases.append(PhaseTrajectory(name, vals["t"], vals["q"], vals["v"], vals["a"], vals["tau"], vals["f"],
+            if any(f"p{i}.mid.{k}" in data for k in shapes):
+                mid = {k: floats(f"p{i}.mid.{k}", (k1 - 1,) + s[1:]) for k, s in shapes.items()}
+            phases.append(PhaseTrajectory(name, t, vals["q"], vals["v"], vals["a"], vals["tau"], vals["f"],
                                           dict(modes[i]), mid))
-        return cls(tuple(phases), tuple(str(c) for c in data["coordinates"]),
-                   tuple(str(c) for c in data["actuated"]), tuple(str(c) for c in data["contact_names"]),
-                   float(data["stride"]), float(data["period"]), str(data["method"]),
-                   np.array(data["base_shift"], dtype=float))
+        span = phases[-1].t[-1] - phases[0].t[0]
+        if abs(span - period) > 1e-6 * max(1.0, period):
+            raise ValueError(f"period: {period!r} s, but the knots span {span!r} s")
+        return cls(tuple(phases), coordinates, actuated, contact_names, stride, period, method, base_shift)
 
     @classmethod
     def from_knot_table(cls, cols: dict, *, coordinates, actuated, contact_names, stride: float, period: float,
@@ -203,8 +255,18 @@ class Trajectory:
         are taken as the mean of the interval's ends (an approximation; `knots.npz`, written
         next to trajectory.csv by `gaitopt.export.save`, holds the exact values)."""
         nc = len(contact_names)
+        if method not in METHODS:
+            raise ValueError(f"transcription: unknown collocation rule {method!r} (allowed: {', '.join(METHODS)})")
+        needed = ["time", "phase"] + [f"{k}.{c}" for k in ("q", "v", "a") for c in coordinates]
+        needed += [f"tau.{j}" for j in actuated] + [f"f.{c}.{ax}" for c in contact_names for ax in "xyz"]
+        missing = [c for c in needed if c not in cols]
+        if missing:
+            raise ValueError(f"columns: missing {missing[:6]}{' …' if len(missing) > 6 else ''}")
         labels = np.asarray(cols["phase"])[:-1]  # the last row is the next cycle's first knot
         n = len(labels)
+        unknown = sorted({str(x) for x in labels} - set(modes))
+        if unknown:
+            raise ValueError(f"phase: unknown phase {unknown[0]!r} (allowed: {', '.join(modes)})")
         starts = [0] + [i for i in range(1, n) if labels[i] != labels[i - 1]] + [n]
         q = np.column_stack([cols[f"q.{c}"] for c in coordinates])
         v = np.column_stack([cols[f"v.{c}"] for c in coordinates])

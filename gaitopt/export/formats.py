@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import zipfile
 from pathlib import Path
 
 from ..errors import InputError
+from .atomic import atomic_write_text
 from .commented_csv import read_comments
 from .full_csv import full_from_lines, write_full_csv
 from .motors_table import MOTORS_FORMAT, motors_from_lines, write_motor_table
@@ -16,6 +19,50 @@ from .summary import export_summary
 EXPORT_FORMATS = ("full", "motors", "npz")
 EXPORT_WRITERS = {"full": ("full_{rate}hz.csv", write_full_csv), "motors": ("motors_{rate}hz.csv", write_motor_table),
                   "npz": ("samples_{rate}hz.npz", write_npz)}
+
+
+RESULT_FILES = ("trajectory.csv", "result.json", "knots.npz")  # what `gaitopt solve -o` writes
+
+
+def _is_export_file(path: Path) -> bool:
+    """An existing file an earlier export wrote (so that re-exporting may replace it)."""
+    try:
+        if path.suffix == ".npz":
+            with zipfile.ZipFile(path) as z:
+                return "meta.npy" in z.namelist() and "time.npy" in z.namelist()
+        with open(path, encoding="utf-8") as fh:
+            head = fh.read(200)
+        if path.suffix == ".json":
+            return '"format": "gaitopt-export-summary' in head
+        return head.startswith(("# format: gaitopt-samples", "# format: gaitopt-motors"))
+    except (OSError, UnicodeDecodeError, zipfile.BadZipFile):
+        return False
+
+
+def check_export_target(path, inputs=None, field: str = "path", export_file: bool = True) -> None:
+    """InputError (naming `field`) unless an export may be written to `path` (and its
+    `_summary.json`): never over one of the `inputs` directory's files, never over
+    trajectory.csv, result.json or knots.npz of a result directory, and, in a result directory
+    (one with a result.json), never over a file that is not an earlier export (export_file=False:
+    `path` is another kind of output, e.g. an animation: no summary, only the first two rules)."""
+    path = Path(path)
+    targets = [path, path.with_name(path.stem + "_summary.json")] if export_file else [path]
+    for target in targets:
+        try:
+            if inputs is not None and Path(inputs).is_dir():
+                rd = Path(inputs)
+                if target.resolve() == rd.resolve() or any(
+                        target.exists() and (rd / f).exists() and os.path.samefile(target, rd / f) for f in RESULT_FILES):
+                    raise InputError(f"would write over {target.name}, an input of this command ({rd}); choose "
+                                     "another output file", file=str(target), field=field)
+            in_result_dir = (target.parent / "result.json").is_file()
+            if in_result_dir and (target.name in RESULT_FILES or
+                                  (export_file and target.exists() and not _is_export_file(target))):
+                raise InputError(f"would write over {target.name} of the result directory {target.parent}, "
+                                 "not an earlier export; choose another output file", file=str(target), field=field)
+        except OSError as err:
+            raise InputError(f"cannot check the output path: {err.strerror or err}", file=str(target),
+                             field=field) from None
 
 
 def export(result, fmt: str = "full", path: str | Path | None = None, rate_hz: float = DEFAULT_RATE_HZ,
@@ -31,8 +78,9 @@ def export(result, fmt: str = "full", path: str | Path | None = None, rate_hz: f
     sample_times(result.trajectory.period, rate_hz, cycles)  # validate before writing anything
     pattern, writer = EXPORT_WRITERS[fmt]
     path = Path(path) if path is not None else Path(outdir) / pattern.format(rate=f"{rate_hz:g}")
-    if (path.suffix == ".npz") != (fmt == "npz"):  # read_export tells the formats by suffix
+    if path.suffix != (".npz" if fmt == "npz" else ".csv"):  # read_export tells the formats by suffix
         raise InputError(f"a {fmt} export needs a {'.npz' if fmt == 'npz' else '.csv'} file name", file=str(path))
+    check_export_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "motors":
         writer(result, path, rate_hz, cycles, degrees=degrees)
@@ -40,7 +88,7 @@ def export(result, fmt: str = "full", path: str | Path | None = None, rate_hz: f
         writer(result, path, rate_hz, cycles)
     summary_path = path.with_name(path.stem + "_summary.json")
     summary = export_summary(result, rate_hz, cycles, {"export": path})
-    summary_path.write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
+    atomic_write_text(summary_path, json.dumps(summary, indent=2, default=str))
     return {"export": path, "summary": summary_path}
 
 
@@ -49,11 +97,18 @@ def read_export(path: str | Path) -> tuple[dict, dict]:
 
     Full CSV and NPZ give the dict of `sample_table` (time, phase, q, v, a, tau, f, current,
     power, contact, mode and the name lists); the motor table gives time (from the rate),
-    positions (T, nu) in the file's unit and joints."""
+    positions (T, nu) in the file's unit and joints. InputError naming the file on a malformed
+    export."""
     path = Path(path)
-    if path.suffix == ".npz":
-        return read_npz(path)
-    meta, lines = read_comments(path)
-    if meta.get("format") == MOTORS_FORMAT:
-        return meta, motors_from_lines(meta, lines)
-    return meta, full_from_lines(path, meta, lines)
+    try:
+        if path.suffix == ".npz":
+            return read_npz(path)
+        meta, lines = read_comments(path)
+        if meta.get("format") == MOTORS_FORMAT:
+            return meta, motors_from_lines(meta, lines)
+        return meta, full_from_lines(path, meta, lines)
+    except InputError:
+        raise
+    except (KeyError, ValueError, TypeError, IndexError, OSError, EOFError, zipfile.BadZipFile) as err:
+        raise InputError(f"not a readable gaitopt export ({type(err).__name__}: {str(err)[:120]})",
+                         file=str(path)) from None

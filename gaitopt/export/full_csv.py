@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from .atomic import atomic_open
 from .commented_csv import table_columns, write_comments
 from .motors_table import MOTORS_FORMAT
 from .sampling import DEFAULT_RATE_HZ, SAMPLES_FORMAT, sample_table, samples_header
@@ -29,7 +30,7 @@ def write_full_csv(result, path: str | Path, rate_hz: float = DEFAULT_RATE_HZ, c
     path = Path(path)
     tb = sample_table(result, rate_hz, cycles)
     n = len(tb["time"])
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         write_comments(fh, samples_header(result, rate_hz, cycles, n, tb))
         w = csv.writer(fh)
         w.writerow(full_columns(tb))
@@ -44,7 +45,7 @@ def write_full_csv(result, path: str | Path, rate_hz: float = DEFAULT_RATE_HZ, c
 
 def full_from_lines(path, meta: dict, lines: list) -> dict:
     """The `sample_table` dict of a full CSV from its header and its other lines."""
-    cols = table_columns(lines, lambda name: name == "phase" or name.startswith("mode."))
+    cols = table_columns(lines, lambda name: name == "phase" or name.startswith("mode."), path)
     if meta.get("format") != SAMPLES_FORMAT:
         raise InputError(f"not a gaitopt export (format {meta.get('format')!r})", file=str(path), field="format",
                          allowed=[SAMPLES_FORMAT, MOTORS_FORMAT])

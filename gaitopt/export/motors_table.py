@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .atomic import atomic_open
 from .commented_csv import write_comments
 from .sampling import DEFAULT_RATE_HZ, sample_table
 from .trajectory_csv import header
@@ -36,7 +37,7 @@ def write_motor_table(result, path: str | Path, rate_hz: float = DEFAULT_RATE_HZ
             "transcription": result.problem.transcription, "success": bool(result.success),
             "versions": header(result)["versions"], "unit": "deg" if degrees else "rad", "units": units,
             "joints": list(robot.actuated)}
-    with open(path, "w", newline="", encoding="utf-8") as fh:
+    with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         write_comments(fh, meta)  # the last comment line names the columns: `# joints: [...]`
         w = csv.writer(fh)
         for row in pos:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .atomic import atomic_open
 from .sampling import DEFAULT_RATE_HZ, sample_table, samples_header
 
 NAME_LISTS = ("coordinates", "actuated", "contact_names", "feet")
@@ -20,7 +21,7 @@ def write_npz(result, path: str | Path, rate_hz: float = DEFAULT_RATE_HZ, cycles
     arrays = {k: (np.array(v, dtype=str) if isinstance(v, list) else np.asarray(v)) for k, v in tb.items()}
     arrays["phase"] = np.asarray(tb["phase"], dtype=str)
     arrays["mode"] = np.asarray(tb["mode"], dtype=str)
-    with open(path, "wb") as fh:
+    with atomic_open(path, "wb") as fh:
         np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
     return path
 

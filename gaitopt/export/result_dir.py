@@ -17,6 +17,7 @@ from ..problem import problem_from_record
 from ..result import Result
 from ..robot import robot_of
 from ..trajectory import Trajectory
+from .atomic import atomic_open, atomic_write_text
 from .trajectory_csv import header, read_trajectory_csv, write_trajectory_csv
 
 KNOTS_FILE = "knots.npz"
@@ -58,7 +59,7 @@ def result_dict(result) -> dict:
 
 def write_result_json(result, path: str | Path) -> Path:
     path = Path(path)
-    path.write_text(json.dumps(result_dict(result), indent=2, default=str), encoding="utf-8")
+    atomic_write_text(path, json.dumps(result_dict(result), indent=2, default=str))
     return path
 
 
@@ -66,7 +67,7 @@ def write_knots_npz(result, path: str | Path) -> Path:
     """Write every knot and Hermite–Simpson midpoint value losslessly (`Trajectory.to_arrays`):
     the companion of trajectory.csv that `load_result` prefers."""
     path = Path(path)
-    with open(path, "wb") as fh:
+    with atomic_open(path, "wb") as fh:
         np.savez_compressed(fh, **result.trajectory.to_arrays())
     return path
 
@@ -93,8 +94,8 @@ def _modes_by_phase(problem, robot) -> dict:
     return out
 
 
-def _trajectory_from_csv(path: Path, problem, robot) -> Trajectory:
-    meta, cols = read_trajectory_csv(path)
+def _trajectory_from_csv(path: Path, problem, robot, table=None) -> Trajectory:
+    meta, cols = table if table is not None else read_trajectory_csv(path)
     contacts = [c.name for c in robot.contacts]
     shift = cycle_shift(robot.coordinates, problem.slope)
     stride = float(meta["stride"])
@@ -116,37 +117,114 @@ def _read_result_json(d: Path) -> dict:
     try:
         info = json.loads(rj.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise InputError(f"not valid JSON ({err})", file=str(rj)) from None
-    missing = [k for k in RESULT_KEYS if not isinstance(info, dict) or k not in info]
+        raise InputError(f"not valid JSON ({str(err)[:80]})", file=str(rj)) from None
+    except (OSError, RecursionError) as err:
+        raise InputError(f"cannot read ({type(err).__name__})", file=str(rj)) from None
+    if not isinstance(info, dict):
+        raise InputError(f"not a JSON object (a mapping) but a {type(info).__name__}", file=str(rj))
+    missing = [k for k in RESULT_KEYS if k not in info]
     if missing:
-        raise InputError(f"missing keys {missing}", file=str(rj))
+        raise InputError(f"missing keys {missing}", file=str(rj), allowed=None)
+    for key, kinds, what in _RESULT_TYPES:
+        x = info[key]
+        if isinstance(x, bool) and bool not in kinds or not isinstance(x, kinds):
+            raise InputError(f"expected {what}, got {str(x)[:40]!r}", file=str(rj), field=key)
+    for key in ("period", "stride"):
+        x = info.get(key)
+        if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float)) or not np.isfinite(x)
+                              or (key == "period" and x <= 0)):
+            raise InputError(f"must be a {'positive ' if key == 'period' else ''}finite number, got {str(x)[:40]!r}",
+                             file=str(rj), field=key)
     return info
 
 
-def _read_trajectory(d: Path, problem, robot) -> Trajectory:
-    """The trajectory from knots.npz, or else from trajectory.csv; checked against the robot."""
-    knots, table = d / KNOTS_FILE, d / "trajectory.csv"
-    try:
-        if knots.is_file():
+_RESULT_TYPES = (("success", (bool,), "true or false"), ("status", (str,), "a string"),
+                 ("message", (str,), "a string"), ("cost", (int, float, type(None)), "a number"),
+                 ("cost_terms", (dict,), "a mapping"), ("iterations", (int,), "a whole number"),
+                 ("problem", (dict,), "a mapping"))
+
+
+def _malformed(err: Exception, path: Path) -> InputError:
+    """`KEY: what is wrong` (the checks of Trajectory.from_arrays/from_knot_table) → InputError."""
+    text = " ".join(str(err).split())[:200]
+    key, sep, what = text.partition(": ")
+    if sep and key and " " not in key and "'" not in key:
+        return InputError(what, file=str(path), field=key)
+    return InputError(f"cannot read the trajectory ({type(err).__name__}: {text})", file=str(path))
+
+
+def _check_agree(traj: Trajectory, table: tuple, knots: Path, csv_path: Path, robot) -> None:
+    """knots.npz and trajectory.csv of one directory hold the same knots."""
+    meta, cols = table
+    kn = traj.knots()
+    n_csv, n_npz = len(cols["time"]), len(kn["time"])
+    where = f"{csv_path} vs {KNOTS_FILE}"
+    if n_csv != n_npz:
+        raise InputError(f"{n_csv} knot rows in trajectory.csv but {n_npz} in {KNOTS_FILE}", file=str(knots),
+                         field="shape")
+    for key, a, b in (("period", float(meta["period"]), traj.period), ("stride", float(meta["stride"]), traj.stride)):
+        if abs(a - b) > 1e-9 * max(1.0, abs(b)):
+            raise InputError(f"{a!r} in trajectory.csv but {b!r} in {KNOTS_FILE}", file=str(knots), field=key)
+    if [str(x) for x in cols["phase"]] != [str(x) for x in kn["phase"]]:
+        raise InputError(f"the phases of trajectory.csv and {KNOTS_FILE} differ", file=where, field="phase")
+    if not np.allclose(cols["time"], kn["time"], rtol=1e-9, atol=1e-12):
+        raise InputError(f"the knot times of trajectory.csv and {KNOTS_FILE} differ", file=where, field="time")
+    for k, names in (("q", traj.coordinates), ("tau", traj.actuated)):
+        for j, c in enumerate(names):
+            col = cols.get(f"{k}.{c}")
+            if col is None:
+                raise InputError("missing column", file=str(csv_path), field=f"{k}.{c}")
+            if not np.allclose(col, kn[k][:, j], rtol=1e-9, atol=1e-9):
+                raise InputError(f"trajectory.csv and {KNOTS_FILE} differ", file=where, field=f"{k}.{c}")
+
+
+def _read_trajectory(d: Path, problem, robot, info: dict | None = None) -> Trajectory:
+    """The trajectory from knots.npz, or else from trajectory.csv; checked against the robot,
+    against trajectory.csv when both are there, and against result.json's period and stride."""
+    knots, csv_path = d / KNOTS_FILE, d / "trajectory.csv"
+    for p in (knots, csv_path):
+        if p.exists() and not p.is_file():
+            raise InputError("not a regular file", file=str(p))
+    table = read_trajectory_csv(csv_path) if csv_path.is_file() else None  # InputError naming the key
+    if knots.is_file():
+        source = knots
+        try:
             with open(knots, "rb") as fh, np.load(fh, allow_pickle=False) as data:
                 traj = Trajectory.from_arrays(data)
-            source = knots
-        elif table.is_file():
-            traj, source = _trajectory_from_csv(table, problem, robot), table
-        else:
-            raise InputError(f"neither {KNOTS_FILE} nor trajectory.csv is here", file=str(d))
-    except (KeyError, ValueError, IndexError, OSError, EOFError, zipfile.BadZipFile) as err:
-        if isinstance(err, InputError):
-            raise
-        raise InputError(f"cannot read the trajectory ({type(err).__name__}: {err})",
-                         file=str(knots if knots.is_file() else table)) from None
+        except (KeyError, ValueError, TypeError, IndexError, OSError, EOFError, zipfile.BadZipFile) as err:
+            if isinstance(err, InputError):
+                raise
+            raise _malformed(err, knots) from None
+    elif table is not None:
+        source = csv_path
+        try:
+            traj = _trajectory_from_csv(csv_path, problem, robot, table)
+        except (KeyError, ValueError, TypeError, IndexError) as err:
+            if isinstance(err, InputError):
+                raise
+            raise _malformed(err, csv_path) from None
+    else:
+        raise InputError(f"neither {KNOTS_FILE} nor trajectory.csv is here", file=str(d))
     if list(traj.coordinates) != list(robot.coordinates) or list(traj.actuated) != list(robot.actuated):
-        raise InputError(f"the trajectory's coordinates {list(traj.coordinates)} do not match robot "
-                         f"{robot.name}'s {list(robot.coordinates)}", file=str(source))
+        raise InputError(f"the trajectory's coordinates do not match robot {robot.name}'s: "
+                         f"{list(traj.coordinates)} vs {list(robot.coordinates)}", file=str(source), field="coordinates")
+    contacts = [c.name for c in robot.contacts]
+    if list(traj.contact_names) != contacts:
+        raise InputError(f"the trajectory's contacts do not match robot {robot.name}'s: "
+                         f"{list(traj.contact_names)} vs {contacts}", file=str(source), field="contact_names")
+    if table is not None and source == knots:
+        _check_agree(traj, table, knots, csv_path, robot)
+    for key in ("period", "stride"):
+        x = (info or {}).get(key)
+        if x is not None and abs(x - getattr(traj, key)) > 1e-9 * max(1.0, abs(x)):
+            raise InputError(f"{x!r} in result.json but {getattr(traj, key)!r} in {source.name}",
+                             file=str(d / "result.json"), field=key)
     return traj
 
 
 def _stats(info: dict) -> dict:
+    info = dict(info, nlp=info.get("nlp") if isinstance(info.get("nlp"), dict) else {},
+                ipopt_options=info.get("ipopt_options") if isinstance(info.get("ipopt_options"), dict) else {})
     return {"iterations": info["iterations"], "solve_time_s": info.get("solve_time_s", float("nan")),
             "setup_time_s": info.get("setup_time_s", float("nan")),
             "function_eval_time_s": info.get("function_eval_time_s", float("nan")),
@@ -172,7 +250,7 @@ def load_result(result_dir: str | Path) -> Result:
         robot = robot_of(problem)
     except InputError as err:
         raise (InputError(str(err), file=str(rj)) if err.file is None else err) from None
-    traj = _read_trajectory(d, problem, robot)
+    traj = _read_trajectory(d, problem, robot, info)
     return Result(bool(info["success"]), str(info["status"]), str(info["message"]), info["cost"],
                   dict(info["cost_terms"]), _stats(info), traj, problem, robot, {}, None,
-                  _violations=list(info.get("violations", [])))
+                  _violations=list(info["violations"]) if isinstance(info.get("violations"), list) else [])

@@ -11,21 +11,34 @@ from .trajectory_csv import header
 
 DEFAULT_RATE_HZ = 500.0  # a row every 2 ms, as the HOAP-2 motion files
 SAMPLES_FORMAT = "gaitopt-samples 1"
-MAX_ROWS = 5_000_000
+MAX_ROWS = 1_000_000  # rows of a sampled export (a full CSV of 1e6 rows is about 1 GB)
+MAX_RATE_HZ = 100_000.0  # samples per second
+MAX_CYCLES = 1000  # gait cycles of an export
 
 
 def sample_times(period: float, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1) -> np.ndarray:
     """Times i/rate [s], i = 0, 1, … of `cycles` gait cycles, the end excluded: [0, cycles·period),
     so that a table can be looped or appended to the next one without a repeated row."""
-    if not (isinstance(rate_hz, (int, float)) and np.isfinite(rate_hz) and rate_hz > 0):
-        raise InputError(f"rate must be a positive number of samples per second, got {rate_hz!r}", field="rate")
+    if isinstance(rate_hz, bool) or not (isinstance(rate_hz, (int, float, np.integer, np.floating))
+                                         and np.isfinite(rate_hz) and rate_hz > 0):
+        raise InputError(f"rate must be a positive number of samples per second, got {rate_hz!r}", field="rate",
+                         allowed=f"0 < rate ≤ {MAX_RATE_HZ:g}")
+    if rate_hz > MAX_RATE_HZ:
+        raise InputError(f"rate {rate_hz:g} Hz exceeds the limit of {MAX_RATE_HZ:g} Hz", field="rate",
+                         allowed=f"0 < rate ≤ {MAX_RATE_HZ:g}")
     if isinstance(cycles, bool) or not isinstance(cycles, (int, np.integer)) or cycles < 1:
-        raise InputError(f"cycles must be a whole number ≥ 1, got {cycles!r}", field="cycles")
+        raise InputError(f"cycles must be a whole number ≥ 1, got {cycles!r}", field="cycles",
+                         allowed=f"1 … {MAX_CYCLES}")
+    if cycles > MAX_CYCLES:
+        raise InputError(f"{cycles} cycles exceed the limit of {MAX_CYCLES}", field="cycles",
+                         allowed=f"1 … {MAX_CYCLES}")
+    if not (isinstance(period, (int, float, np.integer, np.floating)) and np.isfinite(period) and period > 0):
+        raise InputError(f"the gait period must be positive and finite, got {period!r}", field="period")
     span = cycles * period
     n = int(np.ceil(span * rate_hz - 1e-9))
     if n > MAX_ROWS:
-        raise InputError(f"{n} rows ({cycles} cycles of {period:.4g} s at {rate_hz:g} Hz) exceed {MAX_ROWS}",
-                         field="rate")
+        raise InputError(f"{n} rows ({cycles} cycles of {period:.4g} s at {rate_hz:g} Hz) exceed the limit of "
+                         f"{MAX_ROWS}; lower the rate or the cycles", field="rate", allowed=f"≤ {MAX_ROWS} rows")
     return np.arange(max(n, 1)) / float(rate_hz)
 
 

@@ -31,7 +31,7 @@ from ..export import load_result
 from .judge import REPORT_FORMAT, base_height, judge
 from .replay import Replay, replay
 from .report import PLOT_FILE, REPORT_FILE, plot_replay, write_replay
-from .settings import ReplaySettings, load_mujoco
+from .settings import MAX_CYCLES, MAX_STEPS, ReplaySettings, check_cycles, check_steps, load_mujoco
 from .sim_model import SimModel, build_model, check_against_pinocchio, joint_inertias, mesh_free_urdf
 
 __all__ = ["PLOT_FILE", "REPORT_FILE", "REPORT_FORMAT", "Replay", "ReplaySettings", "SimModel", "base_height",
@@ -41,8 +41,11 @@ __all__ = ["PLOT_FILE", "REPORT_FILE", "REPORT_FORMAT", "Replay", "ReplaySetting
 
 def verify_dir(result_dir, cycles: int = 2, output=None, settings: ReplaySettings = ReplaySettings()) -> tuple:
     """Replay the result saved in result_dir (by `gaitopt solve -o`) and write verify.json and
-    verify.png to output (default result_dir). Returns (Replay, paths)."""
+    verify.png to output (default result_dir). Returns (Replay, paths). InputError for cycles
+    outside 1 … MAX_CYCLES or a corrupted result directory."""
+    check_cycles(cycles)
     result = load_result(result_dir)
+    check_steps(result.trajectory.period, cycles, settings.timestep)
     rep = replay(result, cycles=cycles, settings=settings)
     paths = write_replay(rep, Path(output) if output else Path(result_dir), result_dir)
     return rep, paths

@@ -51,6 +51,8 @@ def write_replay(rep: Replay, outdir, result_dir=None) -> dict:
     if result_dir is not None:
         report["result_dir"] = str(result_dir)
     path = outdir / REPORT_FILE
-    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    plot_replay(rep).savefig(plot_path, dpi=110)
+    from ..export.atomic import atomic_open, atomic_write_text  # why: every writer is atomic
+    atomic_write_text(path, json.dumps(report, indent=2) + "\n")
+    with atomic_open(plot_path, "wb") as fh:
+        plot_replay(rep).savefig(fh, format="png", dpi=110)
     return {"report": path, "plot": plot_path}

@@ -5,6 +5,26 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 
+MAX_CYCLES = 50  # gait cycles of one replay (`gaitopt verify --cycles`)
+MAX_STEPS = 1_000_000  # MuJoCo steps of one replay (500 s simulated at the default 0.5 ms step)
+
+
+def check_cycles(cycles, field: str = "cycles") -> int:
+    """cycles as a whole number from 1 to MAX_CYCLES, else InputError naming the limit."""
+    if isinstance(cycles, bool) or not isinstance(cycles, int) or not 1 <= cycles <= MAX_CYCLES:
+        raise InputError(f"must be a whole number from 1 to {MAX_CYCLES}, got {cycles!r}", field=field,
+                         allowed=f"1 … {MAX_CYCLES}")
+    return cycles
+
+
+def check_steps(period: float, cycles: int, timestep: float, field: str = "cycles") -> int:
+    """The MuJoCo steps of a replay, else InputError naming the limit MAX_STEPS."""
+    n = cycles * period / timestep
+    if not n <= MAX_STEPS:  # also NaN
+        raise InputError(f"{n:.3g} MuJoCo steps ({cycles} cycles of {period:.4g} s at {timestep:g} s) exceed the "
+                         f"limit of {MAX_STEPS}", field=field, allowed=f"cycles × period / timestep ≤ {MAX_STEPS}")
+    return int(n)
+
 
 def load_mujoco():
     """The mujoco module, or an InputError saying how to install it."""

@@ -1,0 +1,396 @@
+"""Robustness contract of robot folders: every bad robot folder is one InputError naming
+robot.yaml (or the URDF) and the key, at most a few hundred characters; on the command line
+exit code 2, exactly one stderr line, no traceback, nothing printed by the URDF parser."""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+import gaitopt
+from gaitopt.errors import InputError
+from gaitopt.motors import load_motors
+from gaitopt.robot import REPO_ROBOTS, Actuator
+
+# not in the fast subset (about 8 s): tests/test_cli.py holds the fast bad-input checks
+
+SOURCE = REPO_ROBOTS / "biped7"
+MAX_MESSAGE = 400
+
+
+def _robot_copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "biped7"
+    shutil.copytree(SOURCE, folder)
+    return folder
+
+
+@pytest.fixture
+def robot_dir(tmp_path):
+    return _robot_copy(tmp_path)
+
+
+def _data(folder: Path) -> dict:
+    return yaml.safe_load((folder / "robot.yaml").read_text(encoding="utf-8"))
+
+
+def _write(folder: Path, data) -> None:
+    (folder / "robot.yaml").write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+
+
+def _set(data: dict, path: str, value) -> None:
+    """Set a dotted key path (created where missing); value DELETE removes the key."""
+    keys = path.split(".")
+    d = data
+    for k in keys[:-1]:
+        d = d.setdefault(k, {})
+    if value is DELETE:
+        d.pop(keys[-1], None)
+    else:
+        d[keys[-1]] = value
+
+
+DELETE = object()
+
+
+def _assert_input_error(folder, field: str | None, *, file: str = "robot.yaml", contains: str | None = None):
+    with pytest.raises(InputError) as info:
+        gaitopt.load_robot(folder)
+    err = info.value
+    text = str(err)
+    assert len(text) <= MAX_MESSAGE, text
+    assert "\n" not in text, text
+    assert file in text, text
+    if field is not None:
+        assert err.field is not None and field in err.field, text
+        assert field in text, text
+    if contains is not None:
+        assert contains in text, text
+    return err
+
+
+# ---------------------------------------------------------------------------- numbers in robot.yaml
+
+INF, NAN = math.inf, math.nan
+NUMBER_CASES = {
+    # name: (key path, value, field named)
+    "voltage_nan": ("actuators.default.voltage", NAN, "actuators.default.voltage"),
+    "voltage_inf": ("actuators.default.voltage", INF, "actuators.default.voltage"),
+    "voltage_zero": ("actuators.default.voltage", 0.0, "actuators.default.voltage"),
+    "voltage_negative": ("actuators.default.voltage", -42.0, "actuators.default.voltage"),
+    "resistance_zero": ("actuators.default.resistance", 0.0, "actuators.default.resistance"),
+    "resistance_neg_inf": ("actuators.default.resistance", -INF, "actuators.default.resistance"),
+    "torque_constant_zero": ("actuators.default.torque_constant", 0, "actuators.default.torque_constant"),
+    "torque_constant_nan": ("actuators.default.torque_constant", NAN, "actuators.default.torque_constant"),
+    "current_limit_zero": ("actuators.default.current_limit", 0.0, "actuators.default.current_limit"),
+    "current_limit_inf": ("actuators.default.current_limit", INF, "actuators.default.current_limit"),
+    "gear_ratio_zero": ("actuators.default.gear_ratio", 0.0, "actuators.default.gear_ratio"),
+    "gear_ratio_negative": ("actuators.default.gear_ratio", -66.0, "actuators.default.gear_ratio"),
+    "gear_ratio_joint_zero": ("actuators.joints.left_knee.gear_ratio", 0.0, "actuators.joints.left_knee.gear_ratio"),
+    "gear_efficiency_zero": ("actuators.default.gear_efficiency", 0.0, "actuators.default.gear_efficiency"),
+    "gear_efficiency_above_one": ("actuators.default.gear_efficiency", 1.5, "actuators.default.gear_efficiency"),
+    "gear_efficiency_nan": ("actuators.default.gear_efficiency", NAN, "actuators.default.gear_efficiency"),
+    "rotor_inertia_negative": ("actuators.default.rotor_inertia", -1e-6, "actuators.default.rotor_inertia"),
+    "rotor_inertia_inf": ("actuators.default.rotor_inertia", INF, "actuators.default.rotor_inertia"),
+    "rated_power_zero": ("actuators.default.rated_power", 0.0, "actuators.default.rated_power"),
+    "huge_integer": ("actuators.default.voltage", 10 ** 400, "actuators.default.voltage"),
+    "voltage_string": ("actuators.default.voltage", "42 V", "actuators.default.voltage"),
+    "voltage_bool": ("actuators.default.voltage", True, "actuators.default.voltage"),
+    "limit_lower_above_upper": ("joint_limits.left_knee", {"lower": 1.0, "upper": 0.5}, "joint_limits.left_knee"),
+    "limit_lower_nan": ("joint_limits.left_knee.lower", NAN, "joint_limits.left_knee.lower"),
+    "limit_upper_inf": ("joint_limits.left_knee.upper", INF, "joint_limits.left_knee.upper"),
+    "limit_velocity_inf": ("joint_limits.left_knee.velocity", INF, "joint_limits.left_knee.velocity"),
+    "limit_effort_zero": ("joint_limits.left_knee.effort", 0.0, "joint_limits.left_knee.effort"),
+    "limit_unknown_key": ("joint_limits.left_knee.lowr", 0.0, "joint_limits.left_knee.lowr"),
+    "limit_unknown_joint": ("joint_limits.no_such_joint.lower", 0.0, "joint_limits.no_such_joint"),
+    "standing_joint_nan": ("standing.joints.left_knee", NAN, "standing.joints.left_knee"),
+    "standing_base_z_inf": ("standing.base_z", INF, "standing.base_z"),
+    "standing_outside_limits": ("standing.joints.left_knee", 100.0, "standing.joints.left_knee"),
+    "locked_outside_limits": ("locked.left_ankle", 100.0, "locked.left_ankle"),
+    "voltage_absurd": ("actuators.default.voltage", 1e300, "actuators.default.voltage"),
+    "effort_absurd": ("joint_limits.left_knee.effort", 1e300, "joint_limits.left_knee.effort"),
+    "standing_unknown_joint": ("standing.joints.no_such_joint", 0.1, "standing.joints.no_such_joint"),
+    "locked_nan": ("locked.left_ankle", NAN, "locked.left_ankle"),
+    "foot_point_nan": ("feet.left.heel", [NAN, 0.0, -0.03], "feet.left.heel"),
+    "foot_point_inf": ("feet.left.toe", [0.1, 0.0, -INF], "feet.left.toe"),
+    "foot_point_two_coordinates": ("feet.left.heel", [-0.035, -0.03], "feet.left.heel"),
+    "foot_point_four_coordinates": ("feet.left.toe", [0.1, 0.0, 0.0, -0.03], "feet.left.toe"),
+    "foot_point_strings": ("feet.left.toe", ["a", "b", "c"], "feet.left.toe"),
+    "knee_bend_zero": ("kinematics.knees.left_knee.bend", 0, "kinematics.knees.left_knee.bend"),
+    "knee_bend_half": ("kinematics.knees.left_knee.bend", 0.5, "kinematics.knees.left_knee.bend"),
+    "knee_bend_nan": ("kinematics.knees.left_knee.bend", NAN, "kinematics.knees.left_knee.bend"),
+    "knee_bend_true": ("kinematics.knees.left_knee.bend", True, "kinematics.knees.left_knee.bend"),
+    "knee_straight_inf": ("kinematics.knees.left_knee.straight", INF, "kinematics.knees.left_knee.straight"),
+    "knee_unknown_joint": ("kinematics.knees.no_knee", {"bend": 1}, "kinematics.knees.no_knee"),
+    "knee_margin_inf": ("kinematics.knee_margin", INF, "kinematics.knee_margin"),
+    "knee_margin_nan": ("kinematics.knee_margin", NAN, "kinematics.knee_margin"),
+    "foot_range_inf": ("kinematics.foot_range", {"half_size": [0.1, INF, 0.1]}, "kinematics.foot_range"),
+    "leg_separation_inf": ("kinematics.leg_separation", {"lateral": INF}, "kinematics.leg_separation"),
+    "base_height_nan": ("kinematics.base_height", {"min": NAN, "max": 0.5}, "kinematics.base_height"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NUMBER_CASES))
+def test_bad_numbers(robot_dir, case):
+    path, value, field = NUMBER_CASES[case]
+    data = _data(robot_dir)
+    _set(data, path, value)
+    _write(robot_dir, data)
+    _assert_input_error(robot_dir, field)
+
+
+def test_nan_written_as_yaml_text(robot_dir):
+    """`voltage: .nan` exactly as a user writes it."""
+    text = (robot_dir / "robot.yaml").read_text(encoding="utf-8")
+    (robot_dir / "robot.yaml").write_text(text.replace("voltage: 42.0", "voltage: .nan"), encoding="utf-8")
+    _assert_input_error(robot_dir, "actuators.default.voltage", contains="finite")
+    (robot_dir / "robot.yaml").write_text(text.replace("voltage: 42.0", "voltage: -.inf"), encoding="utf-8")
+    _assert_input_error(robot_dir, "actuators.default.voltage")
+
+
+def test_the_copy_loads(robot_dir):
+    robot = gaitopt.load_robot(robot_dir)
+    assert robot.name == "biped7" and robot.folder == robot_dir.resolve()
+
+
+def test_actuator_refuses_bad_values():
+    good = dict(resistance=6.3, torque_constant=0.05, voltage=42.0, current_limit=4.0, gear_ratio=66.0)
+    Actuator(**good)
+    for key, value in [("gear_ratio", 0.0), ("resistance", NAN), ("torque_constant", -1.0), ("voltage", INF),
+                       ("gear_efficiency", 0.0), ("gear_efficiency", 1.2), ("rotor_inertia", -1.0)]:
+        with pytest.raises(InputError, match=key):
+            Actuator(**{**good, key: value})
+    with pytest.raises(InputError, match="gear_ratio"):
+        Actuator(**good).with_gear(0.0)
+
+
+# ---------------------------------------------------------------------------- structure of robot.yaml
+
+STRUCTURE_CASES = {
+    "unknown_frame": ("feet.left.frame", "no_such_frame", "feet.left.frame"),
+    "frame_not_string": ("feet.left.frame", 3, "feet.left.frame"),
+    "foot_not_mapping": ("feet.left", [0, 0, 0], "feet.left"),
+    "foot_point_and_heel": ("feet.left.point", [0.0, 0.0, 0.0], "feet.left.point"),
+    "no_feet": ("feet", {}, "feet"),
+    "feet_missing": ("feet", DELETE, "feet"),
+    "mirror_unknown_joint": ("mirror.joints", [["left_hip", "no_such_joint"]], "mirror.joints"),
+    "mirror_base_coordinate": ("mirror.joints", [["base_x", "left_hip"]], "mirror.joints"),
+    "mirror_not_pairs": ("mirror.joints", [["left_hip"]], "mirror.joints"),
+    "mirror_nested_list": ("mirror.joints", [[["left_hip"], "right_hip"]], "mirror.joints"),
+    "mirror_unknown_foot": ("mirror.feet", [["left", "middle"]], "mirror.feet"),
+    "mirror_unhashable_foot": ("mirror.feet", [[["left"], "right"]], "mirror.feet"),
+    "mirror_unknown_flip": ("mirror.flip", ["no_such_joint"], "mirror.flip"),
+    "mirror_flip_not_list": ("mirror.flip", "left_hip", "mirror.flip"),
+    "mirror_not_mapping": ("mirror", ["left", "right"], "mirror"),
+    "mirror_unknown_key": ("mirror.legs", [], "mirror.legs"),
+    "passive_unknown": ("passive", ["no_such_joint"], "passive"),
+    "passive_unhashable": ("passive", [["left_hip"]], "passive"),
+    "urdf_not_string": ("urdf", 3, "urdf"),
+    "urdf_empty": ("urdf", "", "urdf"),
+    "urdf_missing_file": ("urdf", "nowhere.urdf", "urdf"),
+    "urdf_directory": ("urdf", ".", "urdf"),
+    "urdf_package_path_missing": ("urdf", {"package": "example-robot-data", "path": "robots/nothing/none.urdf"},
+                                  "urdf"),
+    "urdf_package_unknown": ("urdf", {"package": "no-such-package", "path": "a.urdf"}, "urdf.package"),
+    "base_unknown": ("base", "planar", "base"),
+    "name_mismatch": ("name", "other", "name"),
+    "unknown_top_key": ("colour", "red", "colour"),
+    "actuator_unknown_field": ("actuators.default.colour", "red", "actuators.default.colour"),
+    "actuator_unknown_joint": ("actuators.joints.no_such_joint", {"gear_ratio": 10.0}, "actuators.joints.no_such_joint"),
+    "actuators_missing_data": ("actuators.default.voltage", DELETE, "actuators"),
+    "locked_unknown": ("locked.no_such_joint", 0.0, "locked.no_such_joint"),
+    "standing_not_mapping": ("standing", [1, 2], "standing"),
+    "kinematics_unknown_key": ("kinematics.knee", {}, "kinematics.knee"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STRUCTURE_CASES))
+def test_bad_structure(robot_dir, case):
+    path, value, field = STRUCTURE_CASES[case]
+    data = _data(robot_dir)
+    _set(data, path, value)
+    _write(robot_dir, data)
+    _assert_input_error(robot_dir, field)
+
+
+@pytest.mark.parametrize("content", [b"", b"- a\n- b\n", b"just text\n", b"name: [unclosed\n",
+                                     b"name: biped7\n\xff\xfe bad: \x80\n"])
+def test_bad_robot_yaml_file(robot_dir, content):
+    (robot_dir / "robot.yaml").write_bytes(content)
+    _assert_input_error(robot_dir, None)
+
+
+LONG_CASES = {
+    "long_unknown_key": ("k" * 1000, 1),
+    "long_frame_name": ("feet.left.frame", "f" * 2000),
+    "long_list_for_a_number": ("actuators.default.voltage", [1] * 2000),
+    "long_mirror_pair": ("mirror.joints", [["j" * 2000, "right_hip"]]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LONG_CASES))
+def test_long_values_give_short_messages(robot_dir, case):
+    path, value = LONG_CASES[case]
+    data = _data(robot_dir)
+    if "." in path:
+        _set(data, path, value)
+    else:
+        data[path] = value
+    _write(robot_dir, data)
+    _assert_input_error(robot_dir, None)
+
+
+def test_robot_yaml_is_a_directory(robot_dir):
+    (robot_dir / "robot.yaml").unlink()
+    (robot_dir / "robot.yaml").mkdir()
+    _assert_input_error(robot_dir, "robot")
+
+
+def test_path_is_not_a_robot_folder(tmp_path):
+    """A path (anything with "/") is that folder or an error naming it, never the shipped robot."""
+    for bad in [tmp_path / "biped7", tmp_path, tmp_path / "biped7" / "robot.yaml"]:
+        with pytest.raises(InputError) as info:
+            gaitopt.load_robot(str(bad))
+        assert str(bad) in str(info.value) and info.value.field == "robot"
+    (tmp_path / "biped7").mkdir()
+    (tmp_path / "biped7" / "README.md").write_text("not a robot\n")
+    with pytest.raises(InputError, match="not a robot folder"):
+        gaitopt.load_robot(f"{tmp_path}/biped7")
+    with pytest.raises(InputError, match="robot"):
+        gaitopt.load_robot("no/such/biped7")
+
+
+@pytest.mark.parametrize("value", [None, 3, "", "   ", "bi\0ped"])
+def test_bad_robot_argument(value):
+    with pytest.raises(InputError) as info:
+        gaitopt.load_robot(value)
+    assert info.value.field == "robot" and len(str(info.value)) <= MAX_MESSAGE
+
+
+# ---------------------------------------------------------------------------- broken URDFs
+
+def _break_urdf(folder: Path, how: str) -> None:
+    urdf = folder / "biped7.urdf"
+    text = urdf.read_text(encoding="utf-8")
+    if how == "truncated":
+        urdf.write_text(text[: len(text) // 2], encoding="utf-8")
+    elif how == "unknown_link":
+        urdf.write_text(text.replace('<child link="left_foot"/>', '<child link="no_such_link"/>', 1), encoding="utf-8")
+    elif how == "missing":
+        urdf.unlink()
+    elif how == "not_xml":
+        urdf.write_text("this is not XML\n", encoding="utf-8")
+    elif how == "empty":
+        urdf.write_text("", encoding="utf-8")
+    elif how == "not_utf8":
+        urdf.write_bytes(b"\xff\xfe\x80 broken")
+    elif how == "nan_mass":
+        import re
+        urdf.write_text(re.sub(r'<mass value="[^"]*"/>', '<mass value="nan"/>', text, count=1), encoding="utf-8")
+    else:
+        raise AssertionError(how)
+
+
+URDF_CASES = ["truncated", "unknown_link", "missing", "not_xml", "empty", "not_utf8", "nan_mass"]
+
+
+@pytest.mark.parametrize("how", URDF_CASES)
+def test_broken_urdf(robot_dir, how, capfd):
+    _break_urdf(robot_dir, how)
+    if how == "unknown_link":
+        assert '<child link="no_such_link"/>' in (robot_dir / "biped7.urdf").read_text()
+    err = _assert_input_error(robot_dir, "urdf")
+    assert "biped7.urdf" in str(err)
+    out, errout = capfd.readouterr()
+    assert out == "" and errout == "", (out, errout)
+
+
+# ---------------------------------------------------------------------------- motor catalogue
+
+MOTOR_GOOD = {"motor": "m", "resistance": 1.0, "torque_constant": 0.05, "voltage": 24.0, "current_limit": 4.0,
+              "rated_power": 20.0, "rotor_inertia": 1e-6, "source": "s"}
+
+
+@pytest.mark.parametrize("key,value", [("resistance", 0.0), ("resistance", NAN), ("torque_constant", -0.1),
+                                       ("voltage", INF), ("current_limit", 0), ("rated_power", INF),
+                                       ("rotor_inertia", -1e-6), ("rotor_inertia", NAN), ("voltage", 10 ** 400),
+                                       ("colour", "red")])
+def test_bad_motor_catalogue(tmp_path, key, value):
+    path = tmp_path / "motors.yaml"
+    path.write_text(yaml.safe_dump({"motors": {"m1": {**MOTOR_GOOD, key: value}}}), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_motors(path)
+    text = str(info.value)
+    assert "motors.yaml" in text and f"motors.m1.{key}" in text and len(text) <= MAX_MESSAGE
+
+
+def test_motor_catalogue_files(tmp_path):
+    assert load_motors()  # the shipped catalogue
+    path = tmp_path / "motors.yaml"
+    path.write_text(yaml.safe_dump({"motors": {"m1": MOTOR_GOOD}}), encoding="utf-8")
+    motor = load_motors(path)["m1"]
+    with pytest.raises(InputError, match="gear_ratio"):
+        motor.actuator(0.0)
+    with pytest.raises(InputError, match="gear_efficiency"):
+        motor.actuator(10.0, 1.5)
+    for content in [b"\xff\xfe\x80", b"- 1\n", b"motors: {}\n"]:
+        path.write_bytes(content)
+        with pytest.raises(InputError, match="motors.yaml"):
+            load_motors(path)
+    with pytest.raises(InputError, match="directory"):
+        load_motors(tmp_path)
+
+
+# ---------------------------------------------------------------------------- the command line
+
+def _cli(*args, cwd=None):
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    return subprocess.run([sys.executable, "-m", "gaitopt.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=120)
+
+
+def _assert_one_line_error(proc, *expected):
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stdout == "", proc.stdout
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    line = lines[0]
+    assert line.startswith("gaitopt: ") and len(line) <= MAX_MESSAGE + 20, line
+    for e in expected:
+        assert e in line, line
+
+
+def test_cli_bad_robots(tmp_path):
+    """One process per kind of failure: URDF parser output, bad number, a path that is not a
+    robot folder (even though robots/biped7 exists), a robot.yaml that is not UTF-8."""
+    urdf_dir = _robot_copy(tmp_path / "a")
+    _break_urdf(urdf_dir, "unknown_link")
+    _assert_one_line_error(_cli("robot", urdf_dir), "robot.yaml", "urdf", "biped7.urdf")
+
+    truncated = _robot_copy(tmp_path / "b")
+    _break_urdf(truncated, "truncated")
+    _assert_one_line_error(_cli("robot", truncated), "robot.yaml", "urdf")
+
+    number_dir = _robot_copy(tmp_path / "c")
+    text = (number_dir / "robot.yaml").read_text(encoding="utf-8")
+    (number_dir / "robot.yaml").write_text(text.replace("gear_ratio: 66.0", "gear_ratio: 0"), encoding="utf-8")
+    _assert_one_line_error(_cli("robot", number_dir), "robot.yaml", "actuators.default.gear_ratio")
+
+    (tmp_path / "empty").mkdir()
+    _assert_one_line_error(_cli("robot", "./biped7", cwd=tmp_path / "empty"), "./biped7", "not a robot folder")
+
+    utf = _robot_copy(tmp_path / "d")
+    (utf / "robot.yaml").write_bytes(b"name: biped7\n\xff\xfe\n")
+    _assert_one_line_error(_cli("robot", utf), "robot.yaml", "UTF-8")
+
+
+def test_cli_good_robot_copy(robot_dir):
+    proc = _cli("robot", robot_dir)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert str(robot_dir.resolve() / "biped7.urdf") in proc.stdout
