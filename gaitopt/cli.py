@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import errno
 import sys
 import tempfile
 import traceback
@@ -29,6 +30,9 @@ from .verify.settings import MAX_CYCLES as VERIFY_MAX_CYCLES, ReplaySettings, ch
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 MAX_LINE = 400  # characters of a one-line error
 ERROR_LOG = "gaitopt-error.log"  # the traceback of an internal error
+# errors of an output path the user gave (too long, not writable, a file in the way, disk full)
+USER_PATH_ERRORS = {errno.ENAMETOOLONG, errno.EACCES, errno.EROFS, errno.ENOTDIR, errno.EISDIR, errno.EEXIST,
+                    errno.ENOSPC, errno.EPERM, errno.ELOOP}
 # sizes a command accepts (bounded, so that a typo cannot fill a disk or run for days)
 MAX_VERIFY_CYCLES = VERIFY_MAX_CYCLES
 MAX_WORKERS = 256
@@ -239,6 +243,8 @@ def _cmd_plot(args) -> int:
 def _cmd_animate(args) -> int:
     from .animate import MAX_CYCLES, MAX_FPS, MAX_FRAMES, VIEWS, default_suffix, frame_count, save_animation
     fps = _positive(args.fps, "--fps", limit=MAX_FPS)  # (matplotlib, as for plot: imported here)
+    if fps < 1:  # a frame per second at least: fewer is no animation (and overflows the writers)
+        raise InputError(f"{fps:g} is below 1 frame per second", field="--fps", allowed=f"1 ≤ --fps ≤ {MAX_FPS:g}")
     cycles = _positive(args.cycles, "--cycles", int, limit=MAX_CYCLES)
     if args.view not in VIEWS:
         raise InputError(f"unknown view {_one_line(args.view, 40)!r}", field="--view", allowed=VIEWS)
@@ -475,15 +481,27 @@ def _main(argv) -> int:
         return _stdout_closed()
     except SystemExit:
         raise
+    except OSError as err:
+        if err.errno in USER_PATH_ERRORS:  # an output path the system refuses: the user's to fix
+            _PENDING_WARNINGS.clear()
+            where = f"{_one_line(str(err.filename), 120)}: " if err.filename else ""
+            print(_one_line(f"gaitopt: {where}cannot write: {err.strerror}"), file=sys.stderr)
+            return EXIT_BAD_INPUT
+        return _internal_error(args, err)
     except Exception as err:  # noqa: BLE001 - a bug: one line, the traceback in a log file
-        log = _write_log(args, "".join(traceback.format_exception(err)))
-        head, tail = "gaitopt: internal error (a bug): ", f"; traceback in {log}"
-        short = _one_line(f"{type(err).__name__}: {err}", max(40, min(200, MAX_LINE - len(head) - len(tail))))
-        try:
-            print(head + short + tail, file=sys.stderr)
-        except OSError:
-            pass
-        return EXIT_INTERNAL
+        return _internal_error(args, err)
+
+
+def _internal_error(args, err) -> int:
+    """A bug: one line naming the log file that holds the traceback (exit 3)."""
+    log = _write_log(args, "".join(traceback.format_exception(err)))
+    head, tail = "gaitopt: internal error (a bug): ", f"; traceback in {log}"
+    short = _one_line(f"{type(err).__name__}: {err}", max(40, min(200, MAX_LINE - len(head) - len(tail))))
+    try:
+        print(head + short + tail, file=sys.stderr)
+    except OSError:
+        pass
+    return EXIT_INTERNAL
 
 
 def run() -> None:

@@ -24,6 +24,7 @@ from .codegen import compiled
 from .collocation import METHODS
 from .constraints import Context, Terrain, VariableBounds, active_constraints
 from .dynamics import SymbolicDynamics
+from .errors import InputError
 from .nlp import Layout, NlpBuilder
 from .schedule import Schedule
 from . import terms
@@ -119,6 +120,14 @@ def _knot_bounds(ctx, components) -> VariableBounds:
                             np.full(nv, np.inf), np.full(nu, np.inf))
     for c in _stage(components, "bounds"):
         c.bound(ctx, bounds)
+    for lo, hi, names, what in ((bounds.q_lb, bounds.q_ub, robot.coordinates, "position"),
+                                (bounds.v_lb, bounds.v_ub, robot.coordinates, "velocity")):
+        empty = np.flatnonzero(lo > hi)
+        if empty.size:  # the settings contradict each other: no point would be feasible
+            i = int(empty[0])
+            raise InputError(f"{names[i]}: the {what} bounds leave no room, [{lo[i]:.4g}, {hi[i]:.4g}]",
+                             file=ctx.problem.source, field="constraints",
+                             allowed="settings within the joint limits (knee_margin, upper_body, base_attitude)")
     return bounds
 
 
