@@ -404,11 +404,11 @@ def problem_from_record(record: dict, file: str = "<record>") -> Problem:
     was first read. Raises InputError naming `file` and field `problem`."""
     try:
         problem = problem_from_dict(_record_as_file(record), file)
+    except InputError as err:  # (a ValueError too: caught first)
+        raise InputError(f"malformed problem record ({err.field}: {err.message})", file=file,
+                         field="problem") from None
     except (KeyError, TypeError, AttributeError, ValueError, IndexError) as err:
         raise InputError(f"malformed problem record ({type(err).__name__}: {str(err)[:80]})", file=file,
-                         field="problem") from None
-    except InputError as err:
-        raise InputError(f"malformed problem record ({err.field}: {err.message})", file=file,
                          field="problem") from None
     # the record's slope in radians is exact (slope_deg is its rounding); source was the
     # problem file the saved problem came from, not this record

@@ -50,6 +50,7 @@ from .cycle import cycle_shift
 from .energy import absolute_work, cycle_energies, phase_spans, specific_resistance
 from .errors import InputError, short
 from .export import read_trajectory_csv, save
+from .export.atomic import atomic_write_text
 from .gait import solve
 from .motors import load_motors
 from .problem import load_problem
@@ -467,7 +468,7 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
     outdir = Path(outdir)
     (outdir / "cases").mkdir(parents=True, exist_ok=True)
     # what was run, for the record (the table's columns guard against mixing studies)
-    (outdir / "study.json").write_text(json.dumps(asdict(study), indent=2, default=str), encoding="utf-8")
+    atomic_write_text(outdir / "study.json", json.dumps(asdict(study), indent=2, default=str))
     table = _Table(outdir / "results.csv", _columns(study, robot))
     todo = [c for c in cases if c.key not in table.done]
     stream = None if progress is False else (sys.stderr if progress is True else progress)
