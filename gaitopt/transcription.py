@@ -108,6 +108,11 @@ class Transcription:
         return scale
 
 
+# Largest NLP built: a hexapod NLP of 60 000 variables ran out of 4 GB while CasADi built its
+# Hessian (bench/fuzz.py's memory cap); every shipped problem at 8× its knots stays below 33 000.
+MAX_NLP_VARIABLES = 40_000
+
+
 def _stage(components, where: str) -> list:
     return [c for c in components if where in c.where]
 
@@ -170,6 +175,10 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
     for c in _stage(components, "variables"):
         c.add_variables(ctx)
     _phase_variables(ctx, bounds)
+    if B.n > MAX_NLP_VARIABLES:  # before any expression is built: the Hessian would not fit in memory
+        raise InputError(f"the NLP would have {B.n} variables, more than {MAX_NLP_VARIABLES} (this machine's "
+                         "memory for its derivatives)", file=problem.source, field="gait.phases",
+                         allowed=f"fewer knots (about {MAX_NLP_VARIABLES * sum(ph.knots for ph in problem.phases) // B.n} in all)")
     part = 0.5 if ctx.half else 1.0  # fraction of the cycle that is optimised
     ctx.distance = part * ctx.stride  # base advance over the optimised part [m]
     ctx.period = sum(pv.duration for pv in ctx.phases) / part  # full cycle [s]

@@ -57,3 +57,9 @@ def test_malformed_problem_record(result_dir, tmp_path):
     info["problem"]["constraints"] = ["not", "a", "mapping"]
     (bad / "result.json").write_text(json.dumps(info))
     assert_bad_input(gaitopt("export", bad, "--format", "npz", "-o", tmp_path / "x.npz"), "problem")
+
+
+def test_an_nlp_too_large_for_memory_is_refused_before_building(tmp_path):
+    proc = gaitopt("solve", ROOT / "problems" / "hexapod_ripple.yaml", "-o", tmp_path / "out",
+                   "--set", "gait.knots=800", "--print-level", "0")
+    assert_bad_input(proc, "variables")
