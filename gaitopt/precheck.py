@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constraints.kinematics import FOOT_RANGE_FRACTION, BASE_ATTITUDE_BAND, BASE_HEIGHT_BAND, robot_kinematics
+from .constraints.kinematics import BASE_ATTITUDE_BAND, base_height_band, foot_boxes, setting
 from .errors import InputError
 from .legs import leg_geometry
 from .schedule import Schedule
@@ -71,33 +71,25 @@ def _stance_out_of_reach(problem, robot, schedule) -> None:
     tilt of the foot's lever arm as slack)."""
     if "base_z" not in robot.base_coordinates:
         return
-    cons, kin = problem.constraints, robot_kinematics(robot)
-    band = cons.base_height if cons.base_height is not None else kin.get("base_height")
-    if band is False:
-        return
-    geo = leg_geometry(robot)
+    band = base_height_band(problem, robot)
     if band is None:
-        lo, hi = BASE_HEIGHT_BAND[0] * geo.base_height, BASE_HEIGHT_BAND[1] * geo.base_height
-    else:
-        lo, hi = (band["min"], band["max"]) if isinstance(band, dict) else (band.min, band.max)
-    foot_range = cons.foot_range if cons.foot_range is not None else kin.get("foot_range")
-    attitude = cons.base_attitude if cons.base_attitude is not None else kin.get("base_attitude")
+        return
+    lo, hi = band
+    geo = leg_geometry(robot)
+    ranged = setting(problem, robot, "foot_range") is not False
+    boxes = foot_boxes(problem, robot) if ranged else {}
+    attitude = setting(problem, robot, "base_attitude")
     tilt = max({**BASE_ATTITUDE_BAND, **(attitude or {})}.values()) if attitude is not False \
-        else cons.base_pitch_limit
+        else problem.constraints.base_pitch_limit
     in_stance = {f for modes, _ in schedule.expanded for f, m in modes.items() if m != "swing"}
     for foot in sorted(in_stance):
-        stand, length = geo.stance[foot], geo.length[foot]
-        if foot_range is False:
-            reach = (0.0, length)  # depth below the base the leg can reach
-        else:
-            given = (foot_range or {})
-            half = given.get("feet", {}).get(foot, given.get("half_size"))
-            kind = "biped" if len(robot.feet) == 2 else "multi"
-            hz = half[2] if half is not None else FOOT_RANGE_FRACTION[kind][2] * length
-            reach = (-stand[2] - hz, -stand[2] + hz)
+        stand = geo.stance[foot]
+        # depth below the base the foot can reach: its box, or the whole leg without one
+        reach = (-boxes[foot][1][2], -boxes[foot][0][2]) if ranged else (0.0, geo.length[foot])
         slack = np.hypot(stand[0], stand[1]) * np.sin(min(tilt, np.pi / 2))
         if reach[1] + slack < lo or reach[0] - slack > hi:
-            field = "constraints.base_height" if band is not None else "constraints.foot_range"
+            given = setting(problem, robot, "base_height") is not None
+            field = "constraints.base_height" if given else "constraints.foot_range"
             raise InputError(f"foot {foot!r} in stance cannot reach the ground: the base is held {lo:.3g}–{hi:.3g} m "
                              f"above it, the foot reaches {reach[0]:.3g}–{reach[1]:.3g} m below the base",
                              file=problem.source, field=field)

@@ -30,13 +30,72 @@ def robot_kinematics(robot) -> dict:
     return dict(robot.kinematics)
 
 
-def setting(ctx, key: str):
+def setting(problem, robot, key: str):
     """A feasibility setting: the problem's if given, else robot.yaml's, else None (default);
     False when either switches it off."""
-    value = getattr(ctx.problem.constraints, key)
+    value = getattr(problem.constraints, key)
     if value is None:
-        value = robot_kinematics(ctx.robot).get(key)
+        value = robot_kinematics(robot).get(key)
     return value
+
+
+# The resolved settings, as functions of (problem, robot): the components impose them and
+# gaitopt.feasibility / gaitopt.precheck judge by the same numbers.
+
+def foot_boxes(problem, robot) -> dict:
+    """foot → (lo, hi) (3,) [m]: its range-of-motion box in the base frame (FootRangeOfMotion)."""
+    geo = leg_geometry(robot)
+    given = setting(problem, robot, "foot_range") or {}
+    kind = "biped" if len(robot.feet) == 2 else "multi"
+    boxes = {}
+    for foot in robot.feet:
+        half = given.get("feet", {}).get(foot, given.get("half_size"))
+        half = np.asarray(half, float) if half is not None else FOOT_RANGE_FRACTION[kind] * geo.length[foot]
+        lo, hi = geo.stance[foot] - half, geo.stance[foot] + half
+        # a foot off the mid-plane stays on its own side of it
+        side = np.sign(geo.stance[foot][1]) if abs(geo.stance[foot][1]) > 1e-9 else 0.0
+        if side > 0:
+            lo[1] = max(lo[1], 0.0)
+        elif side < 0:
+            hi[1] = min(hi[1], 0.0)
+        boxes[foot] = (lo, hi)
+    return boxes
+
+
+def separation_minima(problem, robot) -> list:
+    """[(foot a, foot b, base axis, minimum [m])]: a's coordinate minus b's along the axis stays
+    at least the minimum (LegSeparation)."""
+    geo = leg_geometry(robot)
+    given = setting(problem, robot, "leg_separation") or {}
+    out = []
+    for (a, b), axis, key in [(pair, 1, "lateral") for pair in geo.lateral_pairs] + \
+                             [(pair, 0, "longitudinal") for pair in geo.neighbours]:
+        standing = geo.stance[a][axis] - geo.stance[b][axis]
+        out.append((a, b, axis, float(given.get(key, LEG_SEPARATION_FRACTION * standing))))
+    return out
+
+
+def attitude_bands(problem, robot) -> dict:
+    """Base angle → (lo, hi) [rad] of its attitude band ({} when switched off), before the
+    Euler regularity bound (BaseAttitude)."""
+    given = setting(problem, robot, "base_attitude")
+    if given is False:
+        return {}
+    band = {**BASE_ATTITUDE_BAND, **(given or {})}
+    centre = {"base_roll": 0.0, "base_pitch": attitude_pitch_centre(problem, robot), "base_yaw": 0.0}
+    return {c: (centre[c] - band[c.removeprefix("base_")], centre[c] + band[c.removeprefix("base_")])
+            for c in centre if c in robot.base_coordinates}
+
+
+def knee_margin(problem, robot) -> float:
+    """The knee margin [rad] (KneeMargin)."""
+    margin = setting(problem, robot, "knee_margin")
+    return KNEE_MARGIN if margin is None or margin is True else float(margin)
+
+
+def upper_body_band(problem, robot) -> float:
+    """Half-width [rad or m] of the upper-body joints' band around standing (UpperBodyPosture)."""
+    return (setting(problem, robot, "upper_body") or {}).get("band", UPPER_BODY_BAND)
 
 
 def _floating(robot) -> bool:
@@ -80,20 +139,7 @@ class FootRangeOfMotion(Constraint):
             and robot_kinematics(robot).get("foot_range") is not False
 
     def bound(self, ctx, bounds):
-        geo = leg_geometry(ctx.robot)
-        given = setting(ctx, "foot_range") or {}
-        for foot in ctx.robot.feet:
-            half = given.get("feet", {}).get(foot, given.get("half_size"))
-            kind = "biped" if len(ctx.robot.feet) == 2 else "multi"
-            half = np.asarray(half, float) if half is not None else FOOT_RANGE_FRACTION[kind] * geo.length[foot]
-            lo, hi = geo.stance[foot] - half, geo.stance[foot] + half
-            # a foot off the mid-plane stays on its own side of it
-            side = np.sign(geo.stance[foot][1]) if abs(geo.stance[foot][1]) > 1e-9 else 0.0
-            if side > 0:
-                lo[1] = max(lo[1], 0.0)
-            elif side < 0:
-                hi[1] = min(hi[1], 0.0)
-            self.boxes[foot] = (lo, hi)
+        self.boxes = foot_boxes(ctx.problem, ctx.robot)
 
     def add_point(self, ctx, p, point):
         if not point.kinematic:
@@ -124,13 +170,7 @@ class LegSeparation(Constraint):
             and robot_kinematics(robot).get("leg_separation") is not False
 
     def bound(self, ctx, bounds):
-        geo = leg_geometry(ctx.robot)
-        given = setting(ctx, "leg_separation") or {}
-        for (a, b), axis, key in [(pair, 1, "lateral") for pair in geo.lateral_pairs] + \
-                                 [(pair, 0, "longitudinal") for pair in geo.neighbours]:
-            standing = geo.stance[a][axis] - geo.stance[b][axis]
-            minimum = given.get(key, LEG_SEPARATION_FRACTION * standing)
-            self.rows.append((a, b, axis, float(minimum)))
+        self.rows = separation_minima(ctx.problem, ctx.robot)
 
     def add_point(self, ctx, p, point):
         if not point.kinematic or not self.rows:
@@ -157,17 +197,14 @@ class BaseAttitude(Constraint):
 
     def bound(self, ctx, bounds):
         robot, limit = ctx.robot, ctx.problem.constraints.base_pitch_limit
-        given = setting(ctx, "base_attitude")
-        band = None if given is False else {**BASE_ATTITUDE_BAND, **(given or {})}
-        centre = {"base_roll": 0.0, "base_pitch": attitude_pitch_centre(ctx.problem, robot), "base_yaw": 0.0}
+        bands = attitude_bands(ctx.problem, robot)
         for c in ("base_roll", "base_pitch", "base_yaw"):
             if c not in robot.base_coordinates:
                 continue
             i = robot.index(c)
             lo, hi = (-limit, limit) if c != "base_yaw" else (-np.inf, np.inf)
-            if band is not None:
-                width = band[c.removeprefix("base_")]
-                lo, hi = max(lo, centre[c] - width), min(hi, centre[c] + width)
+            if c in bands:
+                lo, hi = max(lo, bands[c][0]), min(hi, bands[c][1])
             bounds.q_lb[i], bounds.q_ub[i] = lo, hi
         self.index = [robot.index(c) for c in ("base_roll", "base_pitch", "base_yaw") if c in robot.base_coordinates]
 
@@ -182,16 +219,14 @@ def attitude_pitch_centre(problem, robot) -> float:
     return 0.0 if len(robot.feet) <= 2 else -problem.slope
 
 
-def base_height_band(ctx):
+def base_height_band(problem, robot):
     """(min, max) [m] of the base height above the terrain: the problem's or robot.yaml's
     `base_height`, else (0.75, 1.2) × the standing base height; None when switched off."""
-    given = ctx.problem.constraints.base_height
-    if given is None:
-        given = robot_kinematics(ctx.robot).get("base_height")
+    given = setting(problem, robot, "base_height")
     if given is False:
         return None
     if given is None:
-        h = leg_geometry(ctx.robot).base_height
+        h = leg_geometry(robot).base_height
         return BASE_HEIGHT_BAND[0] * h, BASE_HEIGHT_BAND[1] * h
     if isinstance(given, dict):
         return given["min"], given["max"]
@@ -212,8 +247,7 @@ class KneeMargin(Constraint):
         return bool(robot_kinematics(robot).get("knees")) and problem.constraints.knee_margin is not False
 
     def bound(self, ctx, bounds):
-        margin = setting(ctx, "knee_margin")
-        margin = KNEE_MARGIN if margin is None or margin is True else float(margin)
+        margin = knee_margin(ctx.problem, ctx.robot)
         self.index = []
         for joint, knee in robot_kinematics(ctx.robot)["knees"].items():
             i = ctx.robot.index(joint)
@@ -252,7 +286,7 @@ class UpperBodyPosture(Constraint):
             and robot_kinematics(robot).get("upper_body") is not False
 
     def bound(self, ctx, bounds):
-        band = (setting(ctx, "upper_body") or {}).get("band", UPPER_BODY_BAND)
+        band = upper_body_band(ctx.problem, ctx.robot)
         self.index = upper_body_joints(ctx.robot)
         for i in self.index:
             stand = ctx.robot.standing_q[i]

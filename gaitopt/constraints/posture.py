@@ -31,7 +31,7 @@ class BaseHeight(Constraint):
         return True
 
     def bound(self, ctx, bounds):
-        self.band = base_height_band(ctx)
+        self.band = base_height_band(ctx.problem, ctx.robot)
 
     def add_point(self, ctx, p, point):
         if not point.kinematic or self.band is None:
