@@ -28,7 +28,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from .nlp import PhaseVars, Point
+from .nlp import KnotProgress, PhaseVars, Point, PointClass, gather
 
 KNOT_KEYS = ("q", "v", "a", "tau", "f")
 
@@ -77,6 +77,46 @@ class CollocationRule:
 
     def collocation_rows(self, pv: PhaseVars, h) -> list:
         """Row expressions (each = 0) that integrate the phase's state over its intervals."""
+        raise NotImplementedError
+
+    def point_classes(self, pv: PhaseVars) -> list:
+        """The points of `points(pv)` as PointClass groups, in their order: the first knot, the
+        inner knots, the last knot, the interval midpoints (each class's rows are built once
+        and mapped over its points)."""
+        K = pv.n_intervals
+        start_syms, start_index = gather(self._knot_slots(pv, [0]))
+        out = [self._point_class(pv, self._knot_slots(pv, [0]), self._knot_point, 0, None, None, [0])]
+        for ks in (np.arange(1, K), np.array([K])):
+            if ks.size:
+                progress = KnotProgress(ks) if ks.size > 1 or ks[0] != K else K
+                out.append(self._point_class(pv, self._knot_slots(pv, ks), self._knot_point, progress,
+                                             start_syms, start_index, ks))
+        ks = np.arange(K)
+        out.append(self._point_class(pv, self._mid_slots(pv, ks), self._mid_point, KnotProgress(ks + 0.5),
+                                     start_syms, start_index, K + 1 + ks))
+        return out
+
+    def _point_class(self, pv, slots, make, progress, start_syms, start_index, positions) -> PointClass:
+        syms, index = gather(slots)
+        start, symbols = None, list(syms)
+        if start_syms is not None:
+            start = self._knot_point(start_syms, 0, None)
+            symbols += start_syms
+            index = np.vstack([index, np.repeat(start_index, index.shape[1], axis=1)])
+        return PointClass(make(syms, progress, start), ca.vertcat(*symbols), index, np.asarray(positions))
+
+    def _knot_slots(self, pv, ks) -> list:
+        """(name, Block, columns) of a knot point's variables (see `gather`)."""
+        raise NotImplementedError
+
+    def _mid_slots(self, pv, ks) -> list:
+        raise NotImplementedError
+
+    def _knot_point(self, syms, progress, start) -> Point:
+        """A knot's Point from its slot symbols."""
+        raise NotImplementedError
+
+    def _mid_point(self, syms, progress, start) -> Point:
         raise NotImplementedError
 
     def acceleration_mode_rows(self, pv: PhaseVars) -> list:
@@ -207,6 +247,22 @@ class Trapezoidal(CollocationRule):
         for k in range(K):
             out.append(Point(*self._interval_point(pv, k), k + 0.5, False, True, first))
         return out
+
+    def _knot_slots(self, pv, ks):
+        return [("q", pv.q, ks), ("v", pv.v, ks), ("tau", pv.tau, ks)]
+
+    def _mid_slots(self, pv, ks):
+        m = pv.interval
+        return [("q", m["q"], ks), ("v", m["v"], ks), ("a", pv.a, ks), ("tau0", pv.tau, ks), ("tau1", pv.tau, ks + 1),
+                ("f", pv.f, ks)]
+
+    def _knot_point(self, syms, progress, start):
+        q, v, tau = syms[:3]
+        return Point(q, v, None, tau, None, progress, True, False, start)
+
+    def _mid_point(self, syms, progress, start):
+        q, v, a, t0, t1, f = syms
+        return Point(q, v, a, 0.5 * (t0 + t1), f, progress, False, True, start)
 
     def collocation_rows(self, pv, h):
         K = pv.n_intervals
@@ -353,6 +409,17 @@ class HermiteSimpson(CollocationRule):
             out.append(Point(m["q"].sym[:, k], m["v"].sym[:, k], m["a"].sym[:, k], m["tau"].sym[:, k],
                              m["f"].sym[:, k], k + 0.5, True, True, first))
         return out
+
+    def _knot_slots(self, pv, ks):
+        return [(key, getattr(pv, key), ks) for key in KNOT_KEYS]
+
+    def _mid_slots(self, pv, ks):
+        return [(key, pv.interval[key], ks) for key in KNOT_KEYS]
+
+    def _knot_point(self, syms, progress, start):
+        return Point(*syms, progress, True, True, start)
+
+    _mid_point = _knot_point
 
     def collocation_rows(self, pv, h):
         q, v, a, m = pv.q.sym, pv.v.sym, pv.a.sym, pv.interval

@@ -56,7 +56,7 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
         raise InputError(f"{reason} (IPOPT's option documentation lists names, types and ranges)",
                          file=problem.source, field=f"solver.options.{name}")
     opts.update(s.options)
-    sol = solve_nlp(tr.nlp, x0, tr.lbx, tr.ubx, tr.lbg, tr.ubg, opts,
+    sol = solve_nlp(tr.assembly, x0, tr.lbx, tr.ubx, tr.lbg, tr.ubg, opts,
                     print_level=s.print_level if print_level is None else print_level,
                     linear_solver=s.linear_solver,
                     x_scale=tr.variable_scale(x0) if s.scale_variables else None)
@@ -64,7 +64,7 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
     traj, impulses = build_trajectory(tr, x)
     terms = {}
     if tr.cost_terms:
-        fn = ca.Function("terms", [tr.nlp["x"]], list(tr.cost_terms.values()))
+        fn = ca.Function("terms", [tr.x], list(tr.cost_terms.values()))
         vals = fn(x)
         vals = vals if isinstance(vals, (list, tuple)) else [vals]
         terms = {k: float(v) for k, v in zip(tr.cost_terms, vals)}

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
+from .assembly import Assembly
+
 
 @dataclass
 class Block:
@@ -32,6 +34,8 @@ class NlpBuilder:
         self.g, self.lbg, self.ubg, self.rows = [], [], [], []
         self.ng = 0
         self.bound_rows = []
+        self.g_rows = []  # offsets into g of each inline expression's rows
+        self.maps = []  # MappedRows (gaitopt.assembly)
 
     def var(self, name: str, shape, lb=-np.inf, ub=np.inf) -> Block:
         """A new (rows, cols) block of variables named `name`; lb, ub broadcast to its shape."""
@@ -66,18 +70,36 @@ class NlpBuilder:
         if m == 0:
             return
         self.g.append(expr)
+        self.g_rows.append(np.arange(self.ng, self.ng + m))
+        self.reserve(term, phase, m, lb, ub)
+
+    def reserve(self, term: str, phase: str, m: int, lb=0.0, ub=0.0) -> np.ndarray:
+        """Offsets of m new rows lb ≤ · ≤ ub tagged (term, phase) whose expressions come from a
+        mapped function (`mapped`)."""
         self.lbg.append(np.broadcast_to(np.asarray(lb, float), (m,)).copy())
         self.ubg.append(np.broadcast_to(np.asarray(ub, float), (m,)).copy())
         self.rows.append((term, phase, self.ng, self.ng + m))
         self.ng += m
+        return np.arange(self.ng - m, self.ng)
+
+    def mapped(self, rows) -> None:
+        """Register rows computed by a mapped function (gaitopt.assembly.MappedRows) at
+        offsets already reserved."""
+        self.maps.append(rows)
+
+    @property
+    def x(self):
+        """All variables as one (n,1) SX column."""
+        return ca.vertcat(*self.syms)
 
     def nlp(self, cost) -> tuple:
-        """({"x", "f", "g"}, lbx, ubx, lbg, ubg) of everything added."""
-        x = ca.vertcat(*self.syms)
-        g = ca.vertcat(*self.g) if self.g else ca.SX(0, 1)
+        """(Assembly, lbx, ubx, lbg, ubg) of everything added (gaitopt.assembly)."""
+        inline = ca.vertcat(*self.g) if self.g else ca.SX(0, 1)
+        rows = np.concatenate(self.g_rows) if self.g_rows else np.zeros(0, int)
         empty = np.zeros(0)
-        return ({"x": x, "f": cost, "g": g}, np.concatenate(self.lb), np.concatenate(self.ub),
-                np.concatenate(self.lbg) if self.lbg else empty, np.concatenate(self.ubg) if self.ubg else empty)
+        return (Assembly(self.x, ca.SX(cost), inline, rows, self.maps, self.ng), np.concatenate(self.lb),
+                np.concatenate(self.ub), np.concatenate(self.lbg) if self.lbg else empty,
+                np.concatenate(self.ubg) if self.ubg else empty)
 
 
 def force_axes(dim: int) -> list:
@@ -196,3 +218,83 @@ class Layout:
     def value(self, x, name: str) -> np.ndarray:
         """The values of global block `name` in solution vector x."""
         return np.asarray(x)[self.globals[name]]
+
+
+class KnotDependent(TypeError):
+    """A component needed a point's own numbers (its knot index as a number, a new variable)
+    while the transcription built its rows once for a class of points: it is then called point
+    by point instead."""
+
+
+class KnotProgress:
+    """The progress (knot index k, or k + ½) of every point of a class, as one SX symbol `sx`
+    with the class's numbers `values` (n,).
+
+    Arithmetic gives SX expressions of `sx` (e.g. a swing's fraction); a comparison with a
+    number gives a bool when it is the same for the whole class (an inner knot is never 0 nor
+    the last knot) and raises KnotDependent otherwise, as does asking for a number."""
+
+    def __init__(self, values):
+        self.values = np.asarray(values, float)
+        self.sx = ca.SX.sym("progress")
+
+    def _compare(self, op, other):
+        if isinstance(other, KnotProgress):
+            raise KnotDependent("progress compared with progress")
+        out = op(self.values, other)
+        if np.all(out):
+            return True
+        if not np.any(out):
+            return False
+        raise KnotDependent(f"the points of a class differ on progress {op.__name__} {other}")
+
+    __hash__ = None
+
+    def __float__(self):
+        raise KnotDependent("a number was asked of a class's progress")
+
+    __int__ = __index__ = __bool__ = __float__
+
+    def __neg__(self):
+        return -self.sx
+
+
+for _name, _op in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
+                   ("gt", np.greater), ("ge", np.greater_equal)):
+    setattr(KnotProgress, f"__{_name}__", lambda self, other, op=_op: self._compare(op, other))
+for _name, _fn in (("add", lambda a, b: a + b), ("sub", lambda a, b: a - b), ("mul", lambda a, b: a * b),
+                   ("truediv", lambda a, b: a / b), ("pow", lambda a, b: a ** b)):
+    setattr(KnotProgress, f"__{_name}__", lambda self, other, fn=_fn: fn(self.sx, other))
+    setattr(KnotProgress, f"__r{_name}__", lambda self, other, fn=_fn: fn(other, self.sx))
+
+
+@dataclass
+class PointClass:
+    """Points of a phase whose rows are built once: `template` (a Point of symbols; its progress
+    a number for a single point, else a KnotProgress), `symbols` (nz,1) the raw SX symbols it is
+    made of, `index` (nz, n) their offsets into x at each of the n points, `positions` (n,)
+    the points' places in the rule's `points(pv)` list."""
+
+    template: Point
+    symbols: object
+    index: np.ndarray
+    positions: np.ndarray
+
+    @property
+    def progress(self) -> np.ndarray:
+        """The n points' progress values."""
+        pr = self.template.progress
+        return pr.values if isinstance(pr, KnotProgress) else np.full(len(self.positions), float(pr))
+
+
+def gather(slots) -> tuple:
+    """(symbols, index) of a template made of variable columns: slots is a list of (name,
+    Block, columns (n,)); each slot gives one template symbol column of the block's height,
+    taken at those columns of the block at the n points. Returns the symbols per slot and the
+    stacked index (Σ heights, n)."""
+    syms, index = [], []
+    for name, blk, cols in slots:
+        idx = np.asarray(blk.index)
+        syms.append(ca.SX.sym(name, idx.shape[0]))
+        index.append(idx[:, np.asarray(cols, int)])
+    return syms, np.vstack(index) if index else np.zeros((0, 0), int)

@@ -68,7 +68,7 @@ class Result:
 
 def evaluate_violations(tr, x: np.ndarray) -> list:
     """Per (term, phase): the largest violation of g's bounds and of the variable bounds."""
-    g = np.array(ca.Function("g", [tr.nlp["x"]], [tr.nlp["g"]])(x)).ravel()
+    g = tr.assembly.g_value(x)
     viol = np.maximum(np.maximum(tr.lbg - g, g - tr.ubg), 0.0)
     table = {}
     for term, phase, a, b in tr.rows:
@@ -101,7 +101,7 @@ def build_trajectory(tr, x: np.ndarray) -> tuple[Trajectory, dict]:
 
     phases = []
     t0 = 0.0
-    duration = ca.Function("T", [tr.nlp["x"]], [ca.vertcat(*[pv.duration for pv in tr.phases])])
+    duration = ca.Function("T", [tr.x], [ca.vertcat(*[pv.duration for pv in tr.phases])])
     durations = np.asarray(duration(x)).ravel()
     for ps, pv, T in zip(tr.schedule.phases, tr.phases, durations):
         t = t0 + np.linspace(0.0, float(T), ps.knots + 1)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
+from .assembly import Assembly
+
 SUCCESS_STATUSES = ("Solve_Succeeded", "Solved_To_Acceptable_Level")
 
 
@@ -174,9 +176,12 @@ def _ipopt_options(linear_solver: str, print_level: int, options: dict) -> dict:
     return ipopt
 
 
-def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
+def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
               linear_solver: str = "mumps", x_scale=None) -> NlpSolution:
-    """Solve min f(x) s.t. lbg ≤ g(x) ≤ ubg, lbx ≤ x ≤ ubx with IPOPT (expressions as SX).
+    """Solve min f(x) s.t. lbg ≤ g(x) ≤ ubg, lbx ≤ x ≤ ubx with IPOPT.
+
+    nlp: {"x", "f", "g"} SX expressions, or a gaitopt.assembly.Assembly (its functions with
+    their assembled derivatives).
 
     options: extra IPOPT options (IPOPT's names). x_scale: (n,) nominal magnitudes; IPOPT
     then works on x / x_scale (it scales only f and g itself). The returned x is unscaled.
@@ -193,7 +198,11 @@ def solve_nlp(nlp: dict, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     opts = {"ipopt": ipopt, "print_time": False, "error_on_fail": False}
     x0, lbx, ubx = (np.asarray(a, float) for a in (x0, lbx, ubx))
     D = np.ones(len(x0)) if x_scale is None else np.asarray(x_scale, float)
-    if x_scale is not None:
+    if isinstance(nlp, Assembly):  # scaled functions with their assembled derivatives
+        nlp, derivatives = nlp.functions(x_scale)
+        opts.update(derivatives)
+        x0, lbx, ubx = x0 / D, lbx / D, ubx / D
+    elif x_scale is not None:
         xs = ca.SX.sym("x_scaled", len(x0))
         f, g = ca.Function("fg", [nlp["x"]], [nlp["f"], nlp["g"]])(ca.DM(D) * xs)
         nlp = {"x": xs, "f": f, "g": g}

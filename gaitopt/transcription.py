@@ -25,8 +25,10 @@ from .collocation import METHODS
 from .constraints import Context, Terrain, VariableBounds, active_constraints
 from .dynamics import SymbolicDynamics
 from .errors import InputError
+from .assembly import Assembly
 from .nlp import Layout, NlpBuilder
 from .schedule import Schedule
+from .tracing import add_class
 from . import terms
 
 
@@ -34,7 +36,9 @@ from . import terms
 class Transcription:
     """The NLP of a problem and how to read its solution vector.
 
-    nlp: {"x", "f", "g"} SX; lbx, ubx, lbg, ubg, x0 numpy arrays; rows: list of
+    assembly: the NLP's functions and derivatives (gaitopt.assembly; `nlp`, {"x", "f", "g"} as
+    SX, is built from it on first use: solves do not need it); lbx, ubx, lbg, ubg, x0 numpy
+    arrays; rows: list of
     (term, phase name, start, stop) over g; bound_rows: list of (term, phase, index array into x);
     cost_terms: name → SX (weighted) of the cost; phases: PhaseVars per phase; globals,
     impulses, slacks: the other variable blocks by name; components: the constraint components
@@ -47,7 +51,7 @@ class Transcription:
     dynamics: SymbolicDynamics
     method: object
     force_dim: int
-    nlp: dict
+    assembly: Assembly
     lbx: np.ndarray
     ubx: np.ndarray
     lbg: np.ndarray
@@ -62,12 +66,23 @@ class Transcription:
     components: list = field(default_factory=list)
 
     @property
+    def x(self):
+        """The decision variables, (n,1) SX."""
+        return self.assembly.x_sx
+
+    @property
+    def nlp(self) -> dict:
+        """{"x", "f", "g"} SX, every mapped function inlined (for tools that differentiate the
+        whole NLP themselves; built on first use)."""
+        return {"x": self.assembly.x_sx, "f": self.assembly.cost, "g": self.assembly.g_sx()}
+
+    @property
     def n_variables(self) -> int:
-        return int(self.nlp["x"].numel())
+        return self.assembly.n
 
     @property
     def n_constraints(self) -> int:
-        return int(self.nlp["g"].numel())
+        return self.assembly.ng
 
     @property
     def layout(self) -> Layout:
@@ -111,6 +126,19 @@ class Transcription:
 # Largest NLP built: a hexapod NLP of 60 000 variables ran out of 4 GB while CasADi built its
 # Hessian (bench/fuzz.py's memory cap); every shipped problem at 8× its knots stays below 33 000.
 MAX_NLP_VARIABLES = 40_000
+
+
+class LazyPoints:
+    """The rule's Point list of a phase, built on first use (only components called point by
+    point need it)."""
+
+    def __init__(self, rule, pv):
+        self.rule, self.pv, self._points = rule, pv, None
+
+    def __getitem__(self, i):
+        if self._points is None:
+            self._points = self.rule.points(self.pv)
+        return self._points[i]
 
 
 def _stage(components, where: str) -> list:
@@ -187,9 +215,10 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
         for c in _stage(components, "phase"):
             c.add_phase(ctx, p)
         at_points = _stage(components, "point")
-        for point in ctx.rule.points(pv):
-            for c in at_points:
-                c.add_point(ctx, p, point)
+        if at_points:
+            points = LazyPoints(ctx.rule, pv)
+            for cls in ctx.rule.point_classes(pv):
+                add_class(ctx, p, at_points, cls, points)
         for c in _stage(components, "interval"):
             c.add_intervals(ctx, p)
     for p in range(len(ctx.phases)):
@@ -199,7 +228,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
         c.add_cycle(ctx)
 
     cost_terms = {name: weight * terms.COSTS[name](ctx) for name, weight in problem.cost.items()}
-    nlp, lbx, ubx, lbg, ubg = B.nlp(sum(cost_terms.values()))
-    return Transcription(problem, robot, ctx.schedule, dynamics, ctx.rule, ctx.dim, nlp, lbx, ubx, lbg, ubg,
+    assembly, lbx, ubx, lbg, ubg = B.nlp(sum(cost_terms.values()))
+    return Transcription(problem, robot, ctx.schedule, dynamics, ctx.rule, ctx.dim, assembly, lbx, ubx, lbg, ubg,
                          B.rows, B.bound_rows, cost_terms, ctx.phases, ctx.globals, ctx.impulses, ctx.slacks,
                          components)

@@ -15,6 +15,11 @@ from nlp_fingerprint import DATA, cases, fingerprint
 
 RECORDED = json.loads(DATA.read_text())
 CASES = dict(cases())
+# Relative tolerance of the optimum's cost, 1e-6 unless listed. This variant has local optima
+# about 3e-5 apart that IPOPT reaches by rounding: the recording's own code lands on 1.43323,
+# 1.43323 and 1.42929 with bound_push 0.0099, 0.01 and 0.0101, and derivatives assembled per
+# point class (equal to the whole graph's to 1e-14, tested above) took it to 1.43320.
+OPTIMUM_RTOL = {"static_hs_abs_power_torque_rate": 1e-4}
 
 
 @pytest.fixture(scope="module", params=[pytest.param(name, marks=pytest.mark.fast if name == "biped7_static_walk" else ())
@@ -47,4 +52,4 @@ def test_optimum_matches_the_recording(case):
         pytest.skip(f"{name} did not converge when recorded: its NLP is compared, not its optimum")
     res = solve(problem, print_level=0)
     assert res.success, res.message
-    assert res.cost == pytest.approx(want["cost"], rel=1e-6), name
+    assert res.cost == pytest.approx(want["cost"], rel=OPTIMUM_RTOL.get(name, 1e-6)), name

@@ -1,0 +1,188 @@
+"""The NLP's functions and derivatives, assembled from rows built once per class of points.
+
+Constraint rows come in two kinds (gaitopt.nlp.NlpBuilder):
+* inline rows: SX expressions of x (phase, interval and junction rows, user components that
+  need a knot's numbers); differentiated as one SX graph;
+* mapped rows: one CasADi Function F(z, k) of a point's variables z (gathered from x by an
+  index table, one column per point) and its numeric parameters k, applied to all points of a
+  class with `map`. Its Jacobian ∂F/∂z and the Hessian of λᵀF in z are built once, on one
+  point, and evaluated for all points the same way.
+
+The NLP's Jacobian and Lagrangian Hessian are then the nonzeros of these pieces scattered into
+their global sparsity by one constant sparse matrix each (`_scatter`), which also applies the
+variable scaling. Building them this way costs one small differentiation per class instead of
+CasADi differentiating the whole expression graph, the step that made set-up grow with the
+knots (docs/speed.md); the values are the same as the whole graph's derivatives.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+
+@dataclass
+class MappedRows:
+    """Rows F(z, k) at n points: fn (z (nz,1), k (nk,1)) → (m,1) SX Function; index (nz, n)
+    x offsets of each point's z; params (nk, n) numbers; rows (m, n) offsets into g."""
+
+    fn: ca.Function
+    index: np.ndarray
+    params: np.ndarray
+    rows: np.ndarray
+
+    def derivatives(self) -> tuple:
+        """(J, H) Functions of one point: J(z, k) = ∂F/∂z, H(z, k, λ) = triu ∂²(λᵀF)/∂z²."""
+        z = ca.SX.sym("z", self.fn.size1_in(0))
+        k = ca.SX.sym("k", self.fn.size1_in(1))
+        lam = ca.SX.sym("lam", self.fn.size1_out(0))
+        out = self.fn(z, k)
+        hess = ca.triu(ca.hessian(ca.dot(lam, out), z)[0])
+        return (ca.Function("jac_" + self.fn.name(), [z, k], [ca.jacobian(out, z)]),
+                ca.Function("hess_" + self.fn.name(), [z, k, lam], [hess]))
+
+
+def _nonzeros(m):
+    """The nonzeros of an MX matrix as a column (CCS order)."""
+    return m.nz[:] if m.nnz() else ca.MX(0, 1)
+
+
+def _jacobian_triplets(sp: ca.Sparsity, rows: np.ndarray, index: np.ndarray) -> tuple:
+    """Global (row, column) of every nonzero of a mapped Jacobian (point-major, CCS within)."""
+    r, c = (np.asarray(a, int) for a in sp.get_triplet())
+    return rows[r, :].T.ravel(), index[c, :].T.ravel(), np.ones(r.size * rows.shape[1])
+
+
+def _hessian_triplets(sp: ca.Sparsity, index: np.ndarray) -> tuple:
+    """Global upper-triangle (row, column, weight) of every nonzero of a mapped triu Hessian.
+
+    A local entry (a ≤ b) lands at (min, max) of its variables; an off-diagonal entry whose two
+    variables are one x entry counts twice (both halves of the symmetric matrix)."""
+    a, b = (np.asarray(v, int) for v in sp.get_triplet())
+    I, J = index[a, :].T.ravel(), index[b, :].T.ravel()
+    weight = np.where((I == J) & np.tile(a != b, index.shape[1]), 2.0, 1.0)
+    return np.minimum(I, J), np.maximum(I, J), weight
+
+
+def _scatter(nrow: int, ncol: int, rows, cols, weights, scale) -> tuple:
+    """(global sparsity, A) with global nonzeros = A @ (the pieces' nonzeros stacked): A sums
+    entries that land on one position and multiplies each by its weight × scale."""
+    rows, cols = np.concatenate(rows).astype(int), np.concatenate(cols).astype(int)
+    weights = np.concatenate(weights) * scale(rows, cols)
+    sp, mapping = ca.Sparsity.triplet(nrow, ncol, rows.tolist(), cols.tolist(), True)
+    A = ca.DM(ca.Sparsity.triplet(sp.nnz(), rows.size, list(mapping), list(range(rows.size))), weights)
+    return sp, A
+
+
+class Assembly:
+    """The NLP as functions of x: cost (SX of x_sx), inline rows, mapped rows.
+
+    x_sx: (n,1) SX symbols of x; cost: SX of x_sx; inline: SX (m_inline,1) of x_sx with
+    inline_rows (m_inline,) offsets into g; maps: MappedRows; ng: number of rows of g."""
+
+    def __init__(self, x_sx, cost, inline, inline_rows, maps, ng: int):
+        self.x_sx, self.cost, self.inline = x_sx, cost, inline
+        self.inline_rows = np.asarray(inline_rows, int)
+        self.maps, self.ng = maps, ng
+        self._g_sx = None
+
+    @property
+    def n(self) -> int:
+        return int(self.x_sx.numel())
+
+    def g_sx(self):
+        """g as one SX expression of x_sx (every mapped function inlined): for tests and tools
+        that differentiate g themselves; the solver never builds it."""
+        if self._g_sx is None:
+            parts, order = [self.inline], [self.inline_rows]
+            for mr in self.maps:
+                z = ca.reshape(self.x_sx[mr.index.T.ravel().tolist()], mr.index.shape[0], mr.index.shape[1]) \
+                    if mr.index.size else ca.SX(mr.index.shape[0], mr.index.shape[1])
+                parts.append(ca.vec(mr.fn.map(mr.index.shape[1])(z, ca.DM(mr.params))))
+                order.append(mr.rows.T.ravel())
+            stacked, order = ca.vertcat(*parts), np.concatenate(order)
+            inverse = np.empty(self.ng, int)
+            inverse[order] = np.arange(self.ng)
+            self._g_sx = stacked[inverse.tolist()] if self.ng else ca.SX(0, 1)
+        return self._g_sx
+
+    def _mapped_g(self, x) -> tuple:
+        """(parts, order): each mapped block's rows at MX x (point-major) and their offsets."""
+        parts, order = [], []
+        for mr in self.maps:
+            N = mr.index.shape[1]
+            Z = ca.reshape(x[mr.index.T.ravel().tolist()], mr.index.shape[0], N)
+            parts.append(ca.vec(mr.fn.map(N, "serial")(Z, ca.DM(mr.params))))
+            order.append(mr.rows.T.ravel())
+        return parts, order
+
+    def _ordered(self, parts, order):
+        order = np.concatenate(order)
+        inverse = np.empty(self.ng, int)
+        inverse[order] = np.arange(self.ng)
+        return ca.vertcat(*parts)[inverse.tolist()] if self.ng else ca.MX(0, 1)
+
+    def g_value(self, x) -> np.ndarray:
+        """g at a numeric x (ng,)."""
+        xm = ca.MX.sym("x", self.n)
+        parts, order = self._mapped_g(xm)
+        inline = ca.Function("inline_g", [self.x_sx], [self.inline])(xm)
+        g = ca.Function("g", [xm], [self._ordered([inline] + parts, [self.inline_rows] + order)])
+        return np.asarray(g(np.asarray(x, float)), float).ravel()
+
+    def functions(self, scale=None) -> tuple:
+        """(nlp, options) for `casadi.nlpsol` in the scaled variables xs = x / scale: nlp
+        {"x", "f", "g"} MX and the options jac_g, hess_lag, grad_f (assembled derivatives)."""
+        n, ng = self.n, self.ng
+        D = np.ones(n) if scale is None else np.asarray(scale, float)
+        xs, p = ca.MX.sym("x", n), ca.MX.sym("p", 0)
+        lam_f, lam_g = ca.MX.sym("lam_f"), ca.MX.sym("lam_g", ng)
+        x = ca.DM(D) * xs
+        # inline rows and the cost: one SX function with its derivatives
+        xi, li, lf = self.x_sx, ca.SX.sym("lam", self.inline.numel()), ca.SX.sym("lam_f")
+        jac_in = ca.jacobian(self.inline, xi)
+        hess_in = ca.triu(ca.hessian(ca.dot(li, self.inline) + lf * self.cost, xi)[0])
+        first = ca.Function("inline_rows", [xi], [self.inline, jac_in, self.cost, ca.gradient(self.cost, xi)])
+        second = ca.Function("inline_hessian", [xi, li, lf], [hess_in])
+        lam_in = lam_g[self.inline_rows.tolist()] if self.inline_rows.size else ca.MX(0, 1)
+        g_in, J_in, f, grad = first(x)
+        H_in = second(x, lam_in, lam_f)
+        g_parts, g_order = self._mapped_g(x)
+        j_vals, j_rows, j_cols = [_nonzeros(J_in)], [], []
+        r, c = (np.asarray(a, int) for a in jac_in.sparsity().get_triplet())
+        j_rows.append(self.inline_rows[r])
+        j_cols.append(c)
+        h_vals, h_rows, h_cols, h_w = [_nonzeros(H_in)], [], [], []
+        r, c = (np.asarray(a, int) for a in hess_in.sparsity().get_triplet())
+        h_rows.append(r)
+        h_cols.append(c)
+        h_w.append(np.ones(r.size))
+        for mr in self.maps:
+            N = mr.index.shape[1]
+            Z = ca.reshape(x[mr.index.T.ravel().tolist()], mr.index.shape[0], N)
+            K = ca.DM(mr.params)
+            J, H = mr.derivatives()
+            j_vals.append(_nonzeros(J.map(N, "serial")(Z, K)))
+            R, C, _ = _jacobian_triplets(J.sparsity_out(0), mr.rows, mr.index)
+            j_rows.append(R)
+            j_cols.append(C)
+            L = ca.reshape(lam_g[mr.rows.T.ravel().tolist()], mr.rows.shape[0], N)
+            h_vals.append(_nonzeros(H.map(N, "serial")(Z, K, L)))
+            R, C, W = _hessian_triplets(H.sparsity_out(0), mr.index)
+            h_rows.append(R)
+            h_cols.append(C)
+            h_w.append(W)
+        g = self._ordered([g_in] + g_parts, [self.inline_rows] + g_order)
+        sp_j, A_j = _scatter(ng, n, j_rows, j_cols, [np.ones(v.size) for v in j_rows], lambda r, c: D[c])
+        sp_h, A_h = _scatter(n, n, h_rows, h_cols, h_w, lambda r, c: D[r] * D[c])
+        J = ca.sparsity_cast(ca.mtimes(A_j, ca.vertcat(*j_vals)), sp_j)
+        H = ca.sparsity_cast(ca.mtimes(A_h, ca.vertcat(*h_vals)), sp_h)
+        opts = {
+            "jac_g": ca.Function("nlp_jac_g", [xs, p], [g, J], ["x", "p"], ["g", "jac_g_x"]),
+            "hess_lag": ca.Function("nlp_hess_l", [xs, p, lam_f, lam_g], [H],
+                                    ["x", "p", "lam_f", "lam_g"], ["triu_hess_gamma_x_x"]),
+            "grad_f": ca.Function("nlp_grad_f", [xs, p], [f, ca.DM(D) * grad], ["x", "p"], ["f", "grad_f_x"]),
+            "no_nlp_grad": True,
+        }
+        return {"x": xs, "f": f, "g": g}, opts

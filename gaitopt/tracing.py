@@ -1,0 +1,118 @@
+"""Rows of the point components, built once per class of points and mapped over its points.
+
+The collocation rule groups a phase's points into classes (gaitopt.collocation
+`point_classes`: first knot, inner knots, last knot, midpoints). Each "point" component is
+called once per class with the class's template Point (symbols, and a `KnotProgress` for the
+class's progress values); the rows it adds are recorded, wrapped with those of the other
+components into one Function F(z, k) of the point's variables z and its progress k, and
+registered as mapped rows (gaitopt.assembly). The rows keep today's order: point by point,
+component by component. Symbols other than the template's (a phase duration, the stride, a
+gear ratio) become extra inputs gathered from x.
+
+A component that needs a point's own numbers (it compares the progress with a value that
+differs within the class, asks for a number, or adds a variable) raises KnotDependent while
+traced; it is then called point by point with the rule's actual points, as before, and its
+rows are inline ones. Components written against the point interface keep working either way.
+"""
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from .assembly import MappedRows
+from .nlp import KnotDependent, KnotProgress
+
+
+class _Recorder:
+    """Stands in for the NlpBuilder while a component is traced: records its rows."""
+
+    def __init__(self):
+        self.rows = []
+
+    def con(self, term, phase, expr, lb=0.0, ub=0.0):
+        expr = ca.densify(ca.vec(ca.SX(expr)))
+        if expr.numel():
+            self.rows.append((term, phase, expr, lb, ub))
+
+    def __getattr__(self, name):  # var, bound, tighten: per point only
+        raise KnotDependent(f"builder.{name} while traced")
+
+
+def _trace(ctx, p, components, template) -> list:
+    """Per component: its recorded rows at the template point, or None (call it per point)."""
+    builder, out = ctx.builder, []
+    try:
+        for c in components:
+            ctx.builder = rec = _Recorder()
+            try:
+                c.add_point(ctx, p, template)
+                out.append(rec.rows)
+            except KnotDependent:
+                out.append(None)
+    finally:
+        ctx.builder = builder
+    return out
+
+
+def _bounds(value, m: int, ksym, values) -> np.ndarray:
+    """A recorded bound (number, array, or SX of the progress symbol) at each point: (m, n)."""
+    n = len(values)
+    if isinstance(value, ca.SX) and not value.is_constant():
+        fn = ca.Function("bound", [ksym], [ca.densify(ca.vec(value))])
+        vals = np.asarray(fn.map(n)(ca.DM(values).T), float)
+    else:
+        vals = np.asarray(ca.evalf(value) if isinstance(value, ca.SX) else value, float).reshape(-1, 1)
+    return np.broadcast_to(vals, (m, n)).copy()
+
+
+def _x_offsets(ctx, symbols) -> np.ndarray:
+    """Offsets into x of SX symbols that are decision variables (x itself evaluated at 0, 1, …)."""
+    x = ctx.builder.x
+    fn = ca.Function("where", [x], [ca.vertcat(*symbols)])
+    return np.asarray(fn(np.arange(x.numel(), dtype=float)), float).ravel().astype(int)
+
+
+def add_class(ctx, p: int, components, cls, points) -> None:
+    """Rows of `components` at the points of PointClass `cls`; points: the rule's Point list of
+    the phase (for components called point by point)."""
+    B, phase = ctx.builder, ctx.phases[p].name
+    traced = _trace(ctx, p, components, cls.template)
+    recorded = [row for rows in traced if rows for row in rows]
+    progress = cls.template.progress
+    n = len(cls.positions)
+    ksym = progress.sx if isinstance(progress, KnotProgress) else ca.SX.sym("progress")
+    sizes = [int(r[2].numel()) for r in recorded]
+    m = sum(sizes)
+    out = ca.vertcat(*[r[2] for r in recorded]) if recorded else ca.SX(0, 1)
+    own = {s.element_hash() for s in ca.symvar(cls.symbols)} | {ksym.element_hash()}
+    extra = [s for s in ca.symvar(out) if s.element_hash() not in own] if m else []
+    values = cls.progress
+    lb = np.vstack([_bounds(r[3], s, ksym, values) for r, s in zip(recorded, sizes)]) if m else np.zeros((0, n))
+    ub = np.vstack([_bounds(r[4], s, ksym, values) for r, s in zip(recorded, sizes)]) if m else np.zeros((0, n))
+    if all(t is not None for t in traced):
+        base = B.ng
+        rows = base + np.arange(m * n).reshape(n, m).T
+        B.lbg.append(lb.T.ravel().copy())
+        B.ubg.append(ub.T.ravel().copy())
+        starts = np.cumsum([0] + sizes[:-1])
+        B.rows.extend((r[0], r[1], base + j * m + a, base + j * m + a + s)
+                      for j in range(n) for r, a, s in zip(recorded, starts, sizes))
+        B.ng += m * n
+    else:
+        rows = np.zeros((m, n), int)
+        for j in range(n):
+            at = 0
+            for c, rec in zip(components, traced):
+                if rec is None:
+                    c.add_point(ctx, p, points[cls.positions[j]])
+                    continue
+                for term, _, expr, _, _ in rec:
+                    s = int(expr.numel())
+                    rows[at:at + s, j] = B.reserve(term, phase, s, lb[at:at + s, j], ub[at:at + s, j])
+                    at += s
+    if not m:
+        return
+    z = ca.vertcat(cls.symbols, *extra)
+    index = np.vstack([cls.index, np.repeat(_x_offsets(ctx, extra)[:, None], n, axis=1)]) if extra else cls.index
+    fn = ca.Function(f"rows_{phase}_{int(cls.positions[0])}", [z, ksym], [out])
+    B.mapped(MappedRows(fn, index, values.reshape(1, n), rows))

@@ -1,0 +1,100 @@
+"""The NLP assembled from rows built once per class of points (gaitopt.assembly,
+gaitopt.tracing) equals the whole expression graph: rows, Jacobian and Lagrangian Hessian at a
+random point, for both rules; and a component that needs a knot's own number is called point
+by point, its rows in the same place as when it is traced."""
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+import pytest
+
+import gaitopt as go
+from gaitopt.constraints import Constraint
+from gaitopt.gait import robot_of
+from gaitopt.transcription import transcribe
+
+from gaitcheck import quiet
+
+pytestmark = pytest.mark.fast
+STATIC = "problems/biped7_static_walk.yaml"
+
+
+def _static(rule: str):
+    p = quiet(go.load_problem(STATIC))
+    return p.replace(transcription=rule)
+
+
+def _whole_graph(tr, x, lam, lam_f):
+    """(g, J, triu H) of the inlined SX graph at x, differentiated by CasADi as one graph."""
+    X, g, f = tr.nlp["x"], tr.nlp["g"], tr.nlp["f"]
+    fn = ca.Function("ref", [X], [g, ca.jacobian(g, X), ca.triu(ca.hessian(ca.dot(ca.DM(lam), g) + lam_f * f, X)[0])])
+    return fn(x)
+
+
+@pytest.mark.parametrize("rule", ["trapezoidal", "hermite_simpson"])
+def test_assembled_derivatives_equal_the_whole_graph(rule):
+    p = _static(rule)
+    tr = transcribe(p, robot_of(p))
+    assert tr.assembly.maps, "no rows were mapped"
+    rng = np.random.default_rng(3)
+    x, lam = rng.uniform(-0.5, 1.5, tr.n_variables), rng.normal(size=tr.n_constraints)
+    scale = rng.uniform(0.5, 4.0, tr.n_variables)
+    g0, J0, H0 = _whole_graph(tr, x, lam, 0.7)
+    nlp, opts = tr.assembly.functions(scale)
+    xs = x / scale
+    g1, J1 = opts["jac_g"](xs, [])
+    H1 = opts["hess_lag"](xs, [], 0.7, lam)
+    D = ca.DM(scale)
+    assert np.allclose(np.asarray(g1).ravel(), np.asarray(g0).ravel(), rtol=1e-12, atol=1e-10)
+    assert np.allclose(np.asarray(tr.assembly.g_value(x)), np.asarray(g0).ravel(), rtol=1e-12, atol=1e-10)
+    assert J1.sparsity() == J0.sparsity()
+    assert np.allclose(np.asarray(ca.densify(J1)), np.asarray(ca.densify(J0 @ ca.diag(D))), rtol=1e-10, atol=1e-8)
+    assert np.allclose(np.asarray(ca.densify(H1)), np.asarray(ca.densify(ca.diag(D) @ H0 @ ca.diag(D))),
+                       rtol=1e-10, atol=1e-8)
+    f, grad = opts["grad_f"](xs, [])
+    X = tr.nlp["x"]
+    f0, grad0 = ca.Function("c", [X], [tr.nlp["f"], ca.gradient(tr.nlp["f"], X)])(x)
+    assert float(f) == pytest.approx(float(f0), rel=1e-12)
+    assert np.allclose(np.asarray(grad).ravel(), scale * np.asarray(grad0).ravel(), rtol=1e-10, atol=1e-10)
+
+
+class _LateKnots(Constraint):
+    """Test component: base height ≥ −1 m at knots past the phase's middle (it needs the knot's
+    number, so it cannot be traced for a class of knots)."""
+
+    term = "late_knots"
+    where = ("point",)
+
+    def add_point(self, ctx, p, point):
+        if point.kinematic and 2 * int(point.progress) > ctx.phases[p].n_intervals:
+            ctx.builder.con(self.term, ctx.phases[p].name, point.q[ctx.robot.index("base_z")], -1.0, np.inf)
+
+
+class _EveryKnot(_LateKnots):
+    term = "every_knot"
+
+    def add_point(self, ctx, p, point):
+        if point.kinematic:
+            ctx.builder.con(self.term, ctx.phases[p].name, point.q[ctx.robot.index("base_z")], -1.0, np.inf)
+
+
+def test_component_needing_the_knot_number_is_called_point_by_point():
+    p = _static("trapezoidal")
+    robot = robot_of(p)
+    plain = transcribe(p, robot)
+    late, every = transcribe(p, robot, constraints=[_LateKnots()]), transcribe(p, robot, constraints=[_EveryKnot()])
+    K = [pv.n_intervals for pv in plain.phases]
+    x = np.random.default_rng(0).uniform(0.2, 0.8, plain.n_variables)
+    iz = robot.index("base_z")
+    for tr, first in ((every, lambda k: 0), (late, lambda k: k // 2 + 1)):
+        rows = [r for r in tr.rows if r[0] in ("late_knots", "every_knot")]
+        g = tr.assembly.g_value(x)
+        # one row per chosen knot, in knot order within each phase, holding that knot's base_z
+        want = np.concatenate([x[np.asarray(pv.q.index)[iz, first(k):]] for pv, k in zip(tr.phases, K)])
+        assert np.array_equal(np.array([g[a] for _, _, a, b in rows]), want)
+        # the other rows are the NLP without the component, in the same order
+        keep = np.ones(tr.n_constraints, bool)
+        for _, _, a, b in rows:
+            keep[a:b] = False
+        assert np.array_equal(g[keep], plain.assembly.g_value(x))
+        assert tr.assembly.maps
