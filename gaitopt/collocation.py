@@ -75,6 +75,11 @@ class CollocationRule:
         """The phase's collocation points (Point), knots first."""
         raise NotImplementedError
 
+    # How `collocation_rows` orders its entries for K intervals, from those of one interval:
+    # groups of entry indices, each group's entries for interval 0, then 1, … (see
+    # gaitopt.tracing.add_interval_rows)
+    collocation_order: tuple = ()
+
     def collocation_rows(self, pv: PhaseVars, h) -> list:
         """Row expressions (each = 0) that integrate the phase's state over its intervals."""
         raise NotImplementedError
@@ -171,6 +176,7 @@ class CollocationRule:
 
 class Trapezoidal(CollocationRule):
     name = "trapezoidal"
+    collocation_order = ((0,), (1, 2))  # midpoint-state rows of all intervals, then the defects
 
     @staticmethod
     def defects(h, q0, v0, a0, q1, v1, a1, mid):
@@ -340,6 +346,7 @@ class Trapezoidal(CollocationRule):
 
 class HermiteSimpson(CollocationRule):
     name = "hermite_simpson"
+    collocation_order = ((0, 1, 2, 3),)
     knot_table_exact = False  # midpoint τ and f are not determined by the knots
 
     @staticmethod

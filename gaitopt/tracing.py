@@ -20,7 +20,7 @@ import casadi as ca
 import numpy as np
 
 from .assembly import MappedRows
-from .nlp import KnotDependent, KnotProgress
+from .nlp import Block, KnotDependent, KnotProgress, PhaseVars
 
 
 class _Recorder:
@@ -116,3 +116,56 @@ def add_class(ctx, p: int, components, cls, points) -> None:
     index = np.vstack([cls.index, np.repeat(_x_offsets(ctx, extra)[:, None], n, axis=1)]) if extra else cls.index
     fn = ca.Function(f"rows_{phase}_{int(cls.positions[0])}", [z, ksym], [out])
     B.mapped(MappedRows(fn, index, values.reshape(1, n), rows))
+
+
+def interval_template(pv):
+    """(template, symbols, index): a one-interval PhaseVars of symbols standing for interval k
+    of `pv` (blocks with a column per knot get columns k, k + 1; per interval, column k), the
+    symbols stacked (nz,1), and their offsets into x for k = 0 … K−1 (nz, K)."""
+    K = pv.n_intervals
+    blocks, syms, index = {}, [], []
+    for name, blk in pv.blocks().items():
+        idx = np.asarray(blk.index)
+        width = 2 if idx.shape[1] == K + 1 else 1
+        sym = ca.SX.sym(name, idx.shape[0], width)
+        blocks[name] = Block(sym, np.zeros((idx.shape[0], width), int))
+        syms.append(ca.vec(sym))
+        index += [idx[:, c:c + K] for c in range(width)]
+    mid = {k.removeprefix("mid_"): b for k, b in blocks.items() if k.startswith("mid_")}
+    template = PhaseVars(pv.name, blocks["q"], blocks["v"], blocks["a"], blocks["tau"], blocks["f"], mid,
+                         pv.duration, pv.active)
+    return template, ca.vertcat(*syms), np.vstack(index)
+
+
+def add_interval_rows(ctx, p: int, term: str, rows_of, order) -> None:
+    """Rows (= 0) of every interval of phase p from `rows_of(template, h)`, the row list of a
+    one-interval template (`interval_template`), built once and mapped over the intervals.
+
+    order: the row list's entries grouped as the K-interval list orders them (each group's
+    entries for interval 0, then for interval 1, …): the rows keep that order."""
+    B, pv = ctx.builder, ctx.phases[p]
+    K = pv.n_intervals
+    template, symbols, index = interval_template(pv)
+    exprs = [ca.densify(ca.vec(ca.SX(e))) for e in rows_of(template, pv.duration / K)]
+    sizes = [int(e.numel()) for e in exprs]
+    starts = np.cumsum([0] + sizes[:-1])
+    rows = np.zeros((sum(sizes), K), int)
+    for group in order:
+        width = sum(sizes[i] for i in group)
+        base = B.reserve(term, pv.name, width * K)[0]
+        B.rows.pop()  # one (term, phase) entry per interval and row entry, as when added one by one
+        at = 0
+        for i in group:
+            offsets = base + np.arange(K) * width + at
+            rows[starts[i]:starts[i] + sizes[i], :] = offsets[None, :] + np.arange(sizes[i])[:, None]
+            at += sizes[i]
+        B.rows.extend((term, pv.name, base + k * width + a, base + k * width + a + sizes[i])
+                      for k in range(K) for i, a in zip(group, np.cumsum([0] + [sizes[i] for i in group][:-1])))
+    out = ca.vertcat(*exprs)
+    own = {s.element_hash() for s in ca.symvar(symbols)}
+    extra = [s for s in ca.symvar(out) if s.element_hash() not in own]
+    k = ca.SX.sym("interval")
+    fn = ca.Function(f"intervals_{term}_{pv.name}", [ca.vertcat(symbols, *extra), k], [out])
+    if extra:
+        index = np.vstack([index, np.repeat(_x_offsets(ctx, extra)[:, None], K, axis=1)])
+    B.mapped(MappedRows(fn, index, np.arange(K, dtype=float).reshape(1, K), rows))

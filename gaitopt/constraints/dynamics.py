@@ -1,6 +1,7 @@
 """Collocation: the state integrated over each interval by the problem's rule."""
 from __future__ import annotations
 
+from ..tracing import add_interval_rows
 from .base import Constraint
 
 
@@ -14,9 +15,8 @@ class Collocation(Constraint):
 
     def add_phase(self, ctx, p):
         pv, sched = ctx.phases[p], ctx.schedule
-        h = pv.duration / pv.n_intervals
-        for row in ctx.rule.collocation_rows(pv, h):
-            ctx.builder.con(self.term, pv.name, row)
+        # built on one interval and mapped over the phase's intervals (gaitopt.tracing)
+        add_interval_rows(ctx, p, self.term, ctx.rule.collocation_rows, ctx.rule.collocation_order)
         any_event = any(sched.contact_event(i) for i in range(len(ctx.phases)))
         if sched.contact_event(p) or (p == 0 and not any_event):
             for row in ctx.rule.acceleration_mode_rows(pv):
