@@ -65,14 +65,23 @@ def _hessian_triplets(sp: ca.Sparsity, index: np.ndarray) -> tuple:
     return np.minimum(I, J), np.maximum(I, J), weight
 
 
-def _scatter(nrow: int, ncol: int, rows, cols, weights, scale) -> tuple:
-    """(global sparsity, A) with global nonzeros = A @ (the pieces' nonzeros stacked): A sums
-    entries that land on one position and multiplies each by its weight × scale."""
-    rows, cols = np.concatenate(rows).astype(int), np.concatenate(cols).astype(int)
+def _scatter(nrow: int, ncol: int, rows, cols, weights, scale, values):
+    """The sparse (nrow, ncol) MX matrix whose nonzeros are the pieces' nonzeros `values`
+    (stacked MX column) placed at (rows, cols), each times its weight × scale, entries that land
+    on one position summed."""
+    rows, cols = np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64)
     weights = np.concatenate(weights) * scale(rows, cols)
-    sp, mapping = ca.Sparsity.triplet(nrow, ncol, rows.tolist(), cols.tolist(), True)
-    A = ca.DM(ca.Sparsity.triplet(sp.nnz(), rows.size, list(mapping), list(range(rows.size))), weights)
-    return sp, A
+    keys, first, target = np.unique(cols * nrow + rows, return_index=True, return_inverse=True)  # CCS order
+    target = target.ravel()
+    colind = np.searchsorted(keys // nrow, np.arange(ncol + 1)).tolist()
+    sp = ca.Sparsity(nrow, ncol, colind, (keys % nrow).tolist())
+    nz = values[first.tolist()] * ca.DM(weights[first]) if keys.size else ca.MX(0, 1)
+    extra = np.setdiff1d(np.arange(rows.size), first)  # a second piece's entry at a taken position
+    if extra.size:
+        A = ca.DM(ca.Sparsity.triplet(keys.size, extra.size, target[extra].tolist(), list(range(extra.size))),
+                  weights[extra])
+        nz = nz + ca.mtimes(A, values[extra.tolist()])
+    return ca.sparsity_cast(nz, sp)
 
 
 class Assembly:
@@ -174,10 +183,8 @@ class Assembly:
             h_cols.append(C)
             h_w.append(W)
         g = self._ordered([g_in] + g_parts, [self.inline_rows] + g_order)
-        sp_j, A_j = _scatter(ng, n, j_rows, j_cols, [np.ones(v.size) for v in j_rows], lambda r, c: D[c])
-        sp_h, A_h = _scatter(n, n, h_rows, h_cols, h_w, lambda r, c: D[r] * D[c])
-        J = ca.sparsity_cast(ca.mtimes(A_j, ca.vertcat(*j_vals)), sp_j)
-        H = ca.sparsity_cast(ca.mtimes(A_h, ca.vertcat(*h_vals)), sp_h)
+        J = _scatter(ng, n, j_rows, j_cols, [np.ones(v.size) for v in j_rows], lambda r, c: D[c], ca.vertcat(*j_vals))
+        H = _scatter(n, n, h_rows, h_cols, h_w, lambda r, c: D[r] * D[c], ca.vertcat(*h_vals))
         opts = {
             "jac_g": ca.Function("nlp_jac_g", [xs, p], [g, J], ["x", "p"], ["g", "jac_g_x"]),
             "hess_lag": ca.Function("nlp_hess_l", [xs, p, lam_f, lam_g], [H],
