@@ -1,12 +1,20 @@
-"""Solve every shipped problem at 1×, 2× and 4× its knots; print a markdown table.
+"""Solve every shipped problem at 1×, 2×, 4× and 8× its knots; print a markdown table.
 
-    python bench/solve.py [--factors 1 2 4] [--problems problems/a.yaml ...] [--json out.json]
-                          [--codegen [--cache DIR]] [--starts N]
+    python bench/solve.py [--factors 1 2 4 8] [--problems problems/a.yaml ...] [--json out.json]
+                          [--codegen [--cache DIR]] [--starts N] [--summary]
     python bench/solve.py --markdown [--problems ...] [--cache DIR]
+    python bench/solve.py --summary-from out.json
+
+--summary (or --summary-from a --json file of an earlier run) prints the scaling table of
+docs/speed.md and the README: per problem, setup and solve seconds, iterations and ms per
+iteration at each knot factor, and the per-iteration time at the largest factor relative to
+linear growth (per-iteration time ratio / variable-count ratio; 1.0 is linear, the aim is
+≤ 1.3; marked * above).
 
 Columns: NLP variables, iterations, status, cost (the convergence record), setup (transcription + IPOPT set-up), solve wall time,
-time in function/derivative evaluations vs inside IPOPT, time per iteration, and the
-per-iteration time relative to 1× (linear growth in knots means ≈ the knot factor).
+time in function/derivative evaluations vs inside IPOPT, time per iteration, the
+per-iteration time relative to 1× (linear growth in knots means ≈ the knot factor) and that
+ratio over the variable-count ratio ("vs linear": 1.0 is linear).
 Then where IPOPT's time per iteration goes, read from its journal (written at
 `file_print_level` 6 to a temporary file; the writing costs < 1 % of the solve): the number of
 KKT factorisations (one per iteration, plus one per failed inertia test: IPOPT retries with a
@@ -93,9 +101,31 @@ def markdown_table(files: list) -> None:
               f"{la['factorizations']} |", flush=True)
 
 
+def summary_table(rows: list) -> None:
+    """The scaling table (see the module docstring) of bench rows."""
+    factors = sorted({r["factor"] for r in rows})
+    fs = " / ".join(f"{f:g}×" for f in factors)
+    print(f"| problem | setup s ({fs}) | solve s ({fs}) | iterations ({fs}) | ms / iteration ({fs}) "
+          f"| vs linear at {factors[-1]:g}× |")
+    print("|---|---|---|---|---|---|")
+    for name in dict.fromkeys(r["problem"] for r in rows):
+        mine = {r["factor"]: r for r in rows if r["problem"] == name}
+
+        def col(key, fmt):
+            return " / ".join(fmt.format(mine[f][key]) if f in mine else "–" for f in factors)
+
+        first, last = mine[min(mine)], mine[max(mine)]
+        linear = last["per_iteration_ratio"] / (last["variables"] / first["variables"])
+        mark = "*" if linear > 1.3 else ""
+        print(f"| {Path(name).stem} | {col('setup_s', '{:.2f}')} | {col('solve_s', '{:.2f}')} | "
+              f"{col('iterations', '{}')} | {col('ms_per_iteration', '{:.1f}')} | {linear:.2f}{mark} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--factors", type=float, nargs="+", default=[1, 2, 4])
+    ap.add_argument("--factors", type=float, nargs="+", default=[1, 2, 4, 8])
+    ap.add_argument("--summary", action="store_true", help="also print the scaling table")
+    ap.add_argument("--summary-from", default=None, help="print the scaling table of a --json file")
     ap.add_argument("--problems", nargs="*", default=None)
     ap.add_argument("--json", default=None)
     ap.add_argument("--codegen", action="store_true", help="compiled rigid-body functions (solver.codegen)")
@@ -106,15 +136,18 @@ def main() -> None:
     args = ap.parse_args()
     if args.cache:
         os.environ["GAITOPT_CACHE"] = args.cache
+    if args.summary_from:
+        summary_table(json.loads(Path(args.summary_from).read_text()))
+        return
     files = [Path(p) for p in args.problems] if args.problems else shipped_problems()
     if args.markdown:
         markdown_table(files)
         return
     rows = []
-    print("| problem | knots× | compile s | variables | constraints | iterations | status | cost | setup s | solve s | in evaluations s | in IPOPT s | ms / iteration | per-iteration ratio | factorisations | refinements | factor MB | ms / factorisation | per-factorisation ratio |")
-    print("|" + "---|" * 19)
+    print("| problem | knots× | compile s | variables | constraints | iterations | status | cost | setup s | solve s | in evaluations s | in IPOPT s | ms / iteration | per-iteration ratio | vs linear | factorisations | refinements | factor MB | ms / factorisation | per-factorisation ratio |")
+    print("|" + "---|" * 20)
     for f in files:
-        base = base_fact = None
+        base = base_fact = base_n = None
         problem = go.load_problem(f)
         compile_s = 0.0
         if args.codegen:
@@ -136,6 +169,7 @@ def main() -> None:
                 iterations.append(other.stats["iterations"] if other.success else -other.stats["iterations"])
             per_it = s["solve_time_s"] / max(s["iterations"], 1)
             base = base or per_it
+            base_n = base_n or s["n_variables"]
             per_fact = s["solver_time_s"] / max(la["factorizations"], 1)
             base_fact = base_fact or per_fact
             row = {"problem": f.name, "factor": factor, "codegen": args.codegen, "compile_s": compile_s,
@@ -144,6 +178,7 @@ def main() -> None:
                    "setup_s": s["build_time_s"] + s["setup_time_s"], "solve_s": s["solve_time_s"],
                    "eval_s": s["function_eval_time_s"], "ipopt_s": s["solver_time_s"],
                    "ms_per_iteration": 1e3 * per_it, "per_iteration_ratio": per_it / base,
+                   "vs_linear": per_it / base / (s["n_variables"] / base_n),
                    "cost": r.cost, "max_violation": r.max_violation, "iterations_per_start": iterations,
                    **la, "ms_per_factorization": 1e3 * per_fact, "per_factorization_ratio": per_fact / base_fact}
             rows.append(row)
@@ -156,11 +191,15 @@ def main() -> None:
             print(f"| {f.stem} | {factor:g} | {compiled_col} | {row['variables']} | {row['constraints']} | {its_col} | "
                   f"{r.status} | {r.cost:.5g} | {row['setup_s']:.2f} | {row['solve_s']:.2f} | {row['eval_s']:.2f} | "
                   f"{row['ipopt_s']:.2f} | {row['ms_per_iteration']:.1f} | {row['per_iteration_ratio']:.2f} | "
+                  f"{row['vs_linear']:.2f} | "
                   f"{la['factorizations']} | {la['refinements']} | {8e-6 * la['factor_doubles']:.1f} | "
                   f"{row['ms_per_factorization']:.1f} | {row['per_factorization_ratio']:.2f} |",
                   flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
+    if args.summary:
+        print()
+        summary_table(rows)
 
 
 if __name__ == "__main__":
