@@ -104,20 +104,13 @@ class Assembly:
         """g as one SX expression of x_sx (every mapped function inlined): for tests and tools
         that differentiate g themselves; the solver never builds it."""
         if self._g_sx is None:
-            parts, order = [self.inline], [self.inline_rows]
-            for mr in self.maps:
-                z = ca.reshape(self.x_sx[mr.index.T.ravel().tolist()], mr.index.shape[0], mr.index.shape[1]) \
-                    if mr.index.size else ca.SX(mr.index.shape[0], mr.index.shape[1])
-                parts.append(ca.vec(mr.fn.map(mr.index.shape[1])(z, ca.DM(mr.params))))
-                order.append(mr.rows.T.ravel())
-            stacked, order = ca.vertcat(*parts), np.concatenate(order)
-            inverse = np.empty(self.ng, int)
-            inverse[order] = np.arange(self.ng)
-            self._g_sx = stacked[inverse.tolist()] if self.ng else ca.SX(0, 1)
+            parts, order = self._mapped_g(self.x_sx)
+            self._g_sx = self._ordered([self.inline] + parts, [self.inline_rows] + order, ca.SX)
         return self._g_sx
 
     def _mapped_g(self, x) -> tuple:
-        """(parts, order): each mapped block's rows at MX x (point-major) and their offsets."""
+        """(parts, order): each mapped block's rows at x (MX or SX; point-major) and their
+        offsets into g."""
         parts, order = [], []
         for mr in self.maps:
             N = mr.index.shape[1]
@@ -126,11 +119,12 @@ class Assembly:
             order.append(mr.rows.T.ravel())
         return parts, order
 
-    def _ordered(self, parts, order):
+    def _ordered(self, parts, order, kind=ca.MX):
+        """The stacked parts put in g's row order (order: each part's offsets into g)."""
         order = np.concatenate(order)
         inverse = np.empty(self.ng, int)
         inverse[order] = np.arange(self.ng)
-        return ca.vertcat(*parts)[inverse.tolist()] if self.ng else ca.MX(0, 1)
+        return ca.vertcat(*parts)[inverse.tolist()] if self.ng else kind(0, 1)
 
     def g_value(self, x) -> np.ndarray:
         """g at a numeric x (ng,)."""
