@@ -11,8 +11,8 @@ gear ratio) become extra inputs gathered from x.
 
 A component that needs a point's own numbers (it compares the progress with a value that
 differs within the class, asks for a number, or adds a variable) raises KnotDependent while
-traced; it is then called point by point with the rule's actual points, as before, and its
-rows are inline ones. Components written against the point interface keep working either way.
+traced (any other exception counts the same); it is then called point by point with the
+rule's actual points, as before, and its rows are inline ones. Components written against the point interface keep working either way.
 """
 from __future__ import annotations
 
@@ -47,7 +47,8 @@ def _trace(ctx, p, components, template) -> list:
             try:
                 c.add_point(ctx, p, template)
                 out.append(rec.rows)
-            except KnotDependent:
+            except Exception:  # noqa: BLE001 — KnotDependent, or numbers asked of symbols (np.sin of
+                # the progress, …): called point by point, where a genuine error surfaces as before
                 out.append(None)
     finally:
         ctx.builder = builder
