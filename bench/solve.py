@@ -3,7 +3,7 @@
     python bench/solve.py [--factors 1 2 4 8] [--problems problems/a.yaml ...] [--json out.json]
                           [--codegen [--cache DIR]] [--starts N] [--summary]
     python bench/solve.py --markdown [--problems ...] [--cache DIR]
-    python bench/solve.py --summary-from out.json
+    python bench/solve.py --summary-from out.json [--short]
 
 --summary (or --summary-from a --json file of an earlier run) prints the scaling table of
 docs/speed.md and the README: per problem, setup and solve seconds, iterations and ms per
@@ -101,13 +101,21 @@ def markdown_table(files: list) -> None:
               f"{la['factorizations']} |", flush=True)
 
 
-def summary_table(rows: list) -> None:
-    """The scaling table (see the module docstring) of bench rows."""
+def summary_table(rows: list, short: bool = False) -> None:
+    """The scaling table (see the module docstring) of bench rows; `short`: the README's, with
+    the smallest and largest knot factors only."""
     factors = sorted({r["factor"] for r in rows})
+    if short:
+        factors = [factors[0], factors[-1]]
+        rows = [r for r in rows if r["factor"] in factors]
     fs = " / ".join(f"{f:g}×" for f in factors)
-    print(f"| problem | setup s ({fs}) | solve s ({fs}) | iterations ({fs}) | ms / iteration ({fs}) "
-          f"| vs linear at {factors[-1]:g}× |")
-    print("|---|---|---|---|---|---|")
+    if short:
+        print(f"| problem | setup s ({fs}) | solve s ({fs}) | per iteration vs linear at {factors[-1]:g}× |")
+        print("|---|---|---|---|")
+    else:
+        print(f"| problem | setup s ({fs}) | solve s ({fs}) | iterations ({fs}) | ms / iteration ({fs}) "
+              f"| vs linear at {factors[-1]:g}× |")
+        print("|---|---|---|---|---|---|")
     for name in dict.fromkeys(r["problem"] for r in rows):
         mine = {r["factor"]: r for r in rows if r["problem"] == name}
 
@@ -117,8 +125,11 @@ def summary_table(rows: list) -> None:
         first, last = mine[min(mine)], mine[max(mine)]
         linear = last["per_iteration_ratio"] / (last["variables"] / first["variables"])
         mark = "*" if linear > 1.3 else ""
-        print(f"| {Path(name).stem} | {col('setup_s', '{:.2f}')} | {col('solve_s', '{:.2f}')} | "
-              f"{col('iterations', '{}')} | {col('ms_per_iteration', '{:.1f}')} | {linear:.2f}{mark} |")
+        if short:
+            print(f"| {Path(name).stem} | {col('setup_s', '{:.2f}')} | {col('solve_s', '{:.2f}')} | {linear:.2f}{mark} |")
+        else:
+            print(f"| {Path(name).stem} | {col('setup_s', '{:.2f}')} | {col('solve_s', '{:.2f}')} | "
+                  f"{col('iterations', '{}')} | {col('ms_per_iteration', '{:.1f}')} | {linear:.2f}{mark} |")
 
 
 def main() -> None:
@@ -126,6 +137,7 @@ def main() -> None:
     ap.add_argument("--factors", type=float, nargs="+", default=[1, 2, 4, 8])
     ap.add_argument("--summary", action="store_true", help="also print the scaling table")
     ap.add_argument("--summary-from", default=None, help="print the scaling table of a --json file")
+    ap.add_argument("--short", action="store_true", help="the README's short scaling table")
     ap.add_argument("--problems", nargs="*", default=None)
     ap.add_argument("--json", default=None)
     ap.add_argument("--codegen", action="store_true", help="compiled rigid-body functions (solver.codegen)")
@@ -137,7 +149,7 @@ def main() -> None:
     if args.cache:
         os.environ["GAITOPT_CACHE"] = args.cache
     if args.summary_from:
-        summary_table(json.loads(Path(args.summary_from).read_text()))
+        summary_table(json.loads(Path(args.summary_from).read_text()), short=args.short)
         return
     files = [Path(p) for p in args.problems] if args.problems else shipped_problems()
     if args.markdown:
@@ -199,7 +211,7 @@ def main() -> None:
         Path(args.json).write_text(json.dumps(rows, indent=2))
     if args.summary:
         print()
-        summary_table(rows)
+        summary_table(rows, short=args.short)
 
 
 if __name__ == "__main__":
