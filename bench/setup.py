@@ -1,0 +1,78 @@
+"""Set-up CPU seconds of every shipped problem at the given knot factors; print a markdown table.
+
+    python bench/setup.py [--factors 1 8] [--problems problems/a.yaml ...]
+
+Set-up: the transcription, IPOPT's functions with their derivatives (gaitopt.assembly), and
+one evaluation of the constraint Jacobian and the Lagrangian Hessian, so that derivatives a
+CasADi version builds lazily at the first call are counted too. CPU time of this process
+(`time.process_time`), which a machine shared with other jobs inflates less than wall time;
+each case in a fresh process, so no case reuses another's functions. Never asserted by tests.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def measure(problem: str, factor: float) -> dict:
+    """{"variables", "transcribe_s", "setup_s"} of one case (CPU seconds, this process)."""
+    import time
+
+    import casadi as ca
+    import numpy as np
+
+    import gaitopt as go
+    from gaitopt.gait import robot_of
+    from gaitopt.guess import automatic_guess
+    from gaitopt.solver import solve_nlp  # noqa: F401  (the solve stack, imported before timing)
+    from gaitopt.transcription import transcribe
+
+    p = go.load_problem(problem).scaled_knots(factor)
+    robot = robot_of(p)
+    t0 = time.process_time()
+    tr = transcribe(p, robot)
+    t1 = time.process_time()
+    x0 = automatic_guess(tr)
+    t2 = time.process_time()
+    scale = tr.variable_scale(x0)
+    nlp, opts = tr.assembly.functions(scale)
+    solver = ca.nlpsol("setup", "ipopt", nlp, {"print_time": False, "ipopt": {"print_level": 0}, **opts})
+    solver.get_function("nlp_jac_g")(x0 / scale, [])
+    solver.get_function("nlp_hess_l")(x0 / scale, [], 1.0, np.ones(tr.n_constraints))
+    t3 = time.process_time()
+    return {"variables": tr.n_variables, "transcribe_s": t1 - t0, "setup_s": t1 - t0 + t3 - t2}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--factors", type=float, nargs="+", default=[1, 8])
+    ap.add_argument("--problems", nargs="*", default=None)
+    ap.add_argument("--one", nargs=2, help=argparse.SUPPRESS)  # PROBLEM FACTOR, in a child process
+    args = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
+    if args.one:
+        print(json.dumps(measure(args.one[0], float(args.one[1]))))
+        return
+    from gaitopt.problem import shipped_problems
+    files = [Path(p) for p in args.problems] if args.problems else shipped_problems()
+    fs = " / ".join(f"{f:g}×" for f in args.factors)
+    print(f"| problem | variables ({fs}) | set-up CPU s ({fs}) | of which transcription ({fs}) |")
+    print("|---|---|---|---|")
+    for f in files:
+        cells = []
+        for factor in args.factors:
+            out = subprocess.run([sys.executable, __file__, "--one", str(f), str(factor)], capture_output=True,
+                                 text=True, check=True, cwd=ROOT)
+            cells.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(f"| {f.stem} | " + " | ".join(" / ".join(fmt.format(c[key]) for c in cells) for key, fmt in
+                                            (("variables", "{}"), ("setup_s", "{:.2f}"), ("transcribe_s", "{:.2f}")))
+              + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
