@@ -298,7 +298,7 @@ def _add_output_commands(sub) -> None:
     p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
     p.add_argument("--rate", default="500", help="samples per second (default 500: a row every 2 ms)")
     p.add_argument("--cycles", default="1", help="gait cycles, the base advancing each cycle (default 1)")
-    p.add_argument("--format", default="full", help="full | motors | npz (default full)")
+    p.add_argument("--format", default="full", help="full | motors | npz | hoap2 (default full)")
     p.add_argument("--degrees", action="store_true", help="motor table in degrees (default radians)")
     p.add_argument("-o", "--output", help="output file (default RESULT_DIR/<format>_<rate>hz.csv|.npz)")
     p.set_defaults(func=_cmd_export)

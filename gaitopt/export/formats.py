@@ -11,14 +11,16 @@ from ..errors import InputError
 from .atomic import atomic_write_text
 from .commented_csv import read_comments
 from .full_csv import full_from_lines, write_full_csv
+from .hoap2 import write_hoap2_motion
 from .motors_table import MOTORS_FORMAT, motors_from_lines, write_motor_table
 from .npz import read_npz, write_npz
 from .sampling import DEFAULT_RATE_HZ, sample_times
 from .summary import export_summary
 
-EXPORT_FORMATS = ("full", "motors", "npz")
+EXPORT_FORMATS = ("full", "motors", "npz", "hoap2")
 EXPORT_WRITERS = {"full": ("full_{rate}hz.csv", write_full_csv), "motors": ("motors_{rate}hz.csv", write_motor_table),
-                  "npz": ("samples_{rate}hz.npz", write_npz)}
+                  "npz": ("samples_{rate}hz.npz", write_npz),
+                  "hoap2": ("hoap2_{rate}hz.csv", write_hoap2_motion)}  # HOAP-2 motion file (export/hoap2.py)
 
 
 RESULT_FILES = ("trajectory.csv", "result.json", "knots.npz")  # what `gaitopt solve -o` writes
