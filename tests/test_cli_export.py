@@ -106,7 +106,7 @@ def test_bad_input_exits_2(dirs, tmp_path):
     (bad / "result.json").write_text("{oops")
     assert_bad_input(gaitopt("animate", bad), "result.json", "not valid JSON")
     for args, frag in ((["--rate", "0"], "--rate"), (["--rate", "fast"], "--rate"), (["--cycles", "0"], "--cycles"),
-                       (["--cycles", "1.5"], "--cycles"), (["--format", "xml"], "allowed: full, motors, npz"),
+                       (["--cycles", "1.5"], "--cycles"), (["--format", "xml"], "allowed: full, hoap2, motors, npz"),
                        (["--format", "npz", "--degrees"], "--degrees")):
         assert_bad_input(gaitopt("export", d, *args), frag)
     assert_bad_input(gaitopt("animate", d, "-o", tmp_path / "a.avi"), "a.avi", ".gif, .mp4")
