@@ -39,8 +39,9 @@ class Move:
 
 @dataclass(frozen=True)
 class Protocol:
-    """The moves, the arm angles of "arms lowered" (joint → rad), the sole width [m] and the
-    thesis simulator's mean absolute errors [deg] (label → value)."""
+    """The moves, the arm angles of "arms lowered" (joint → rad), the sole width [m], the
+    thesis simulator's mean absolute errors [deg] (label → value) and the measured backlash
+    (joint → rad: the play of each joint that gravity takes up in a fore-aft lean)."""
 
     robot: str
     moves: tuple
@@ -48,6 +49,7 @@ class Protocol:
     foot_width: float
     thesis_mae_deg: dict
     file: str
+    backlash: dict
 
 
 def load_protocol(robot_folder: str | Path) -> Protocol:
@@ -59,7 +61,7 @@ def load_protocol(robot_folder: str | Path) -> Protocol:
                            bool(m["arms_lowered"]), float(m["measured_rad"])) for m in data["moves"])
         proto = Protocol(str(data["robot"]), moves, {k: float(v) for k, v in data["arms_lowered"].items()},
                          float(data["foot_width_m"]), {str(k): float(v) for k, v in data["thesis_mae_deg"].items()},
-                         str(path))
+                         str(path), {str(k): float(np.radians(v)) for k, v in data["backlash_deg"].items()})
     except (KeyError, TypeError, ValueError) as err:
         raise InputError(f"malformed balance protocol ({type(err).__name__}: {err})", file=str(path)) from None
     for m in moves:
@@ -146,10 +148,11 @@ def rectangle_margin(x_range, y_range, point) -> tuple[float, str]:
 
 
 def tipping_angle(stance: Stance, joints, posture: dict, direction: int, margin: float = 0.0,
-                  step: float = np.radians(0.25), tol: float = 1e-7) -> dict:
-    """Move `joints` (all to the same angle θ [rad]) from `posture` (joint → rad) in `direction`
-    (±1) in steps of `step` until the CoM margin falls below `margin` [m] (0: the polygon edge),
-    then bisect to `tol` [rad]. Stops at the first joint limit met.
+                  step: float = np.radians(0.25), tol: float = 1e-7, offsets: dict | None = None) -> dict:
+    """Move `joints` (all to the same commanded angle θ [rad]) from `posture` (joint → rad) in
+    `direction` (±1) in steps of `step` until the CoM margin falls below `margin` [m] (0: the
+    polygon edge), then bisect to `tol` [rad]. Stops at the first joint limit met. offsets
+    (joint → rad) are added to the commanded angles (backlash: actual = commanded + play).
 
     Returns angle [rad] (NaN if the robot does not tip inside the joint range), edge (the
     polygon edge crossed, "" if none) and limit [rad] (the joint-range end in that direction)."""
@@ -159,7 +162,10 @@ def tipping_angle(stance: Stance, joints, posture: dict, direction: int, margin:
     limit = float(np.min(ends) if direction > 0 else np.max(ends))
 
     def excess(theta):
-        e = stance.evaluate({**posture, **{j: theta for j in joints}})
+        values = {**posture, **{j: theta for j in joints}}
+        for j, d in (offsets or {}).items():
+            values[j] = values.get(j, 0.0) + d
+        e = stance.evaluate(values)
         return e["margin"] - margin, e["edge"]
 
     start, edge = excess(0.0)
@@ -177,8 +183,19 @@ def tipping_angle(stance: Stance, joints, posture: dict, direction: int, margin:
     return {"angle": float("nan"), "edge": "", "limit": limit}
 
 
-def balance_table(robot, protocol: Protocol, margin: float = 0.0, foot_width: float | None = None) -> list[dict]:
-    """One row per protocol move: move, joints, measured_deg, predicted_deg (NaN: no tip inside
+def backlash_offsets(protocol: Protocol, move: Move) -> dict:
+    """The protocol's backlash taken up towards the fall of a fore-aft move (joint → rad): hip
+    and ankle pitch + lean the body back (robots/hoap2/README.md), so + for a fall backwards and
+    − forwards; none for a sideways fall (the play is in pitch joints)."""
+    sign = {"back": 1.0, "front": -1.0}.get(move.falls, 0.0)
+    return {j: sign * v for j, v in protocol.backlash.items()} if sign else {}
+
+
+def balance_table(robot, protocol: Protocol, margin: float = 0.0, foot_width: float | None = None,
+                  backlash: bool = False) -> list[dict]:
+    """One row per protocol move (backlash: with the protocol's joint play taken up towards the
+    fall, `backlash_offsets`; the measured angles are commanded ones): move, joints,
+    measured_deg, predicted_deg (NaN: no tip inside
     the joint range), tipped, limit_deg (the joint-range end in the move's direction), error_deg
     (predicted − measured; for a move that does not tip, limit − measured, a lower bound of the
     error's size), edge (predicted), falls (named), margin_at_measured [m] (the CoM margin at
@@ -187,8 +204,10 @@ def balance_table(robot, protocol: Protocol, margin: float = 0.0, foot_width: fl
     rows = []
     for mv in protocol.moves:
         posture = dict(protocol.arms_lowered) if mv.arms_lowered else {}
-        tip = tipping_angle(stance, mv.joints, posture, mv.direction, margin)
-        at = stance.evaluate({**posture, **{j: mv.measured for j in mv.joints}})
+        offsets = backlash_offsets(protocol, mv) if backlash else {}
+        tip = tipping_angle(stance, mv.joints, posture, mv.direction, margin, offsets=offsets)
+        at = {**posture, **{j: mv.measured for j in mv.joints}}
+        at = stance.evaluate({j: at.get(j, 0.0) + offsets.get(j, 0.0) for j in {*at, *offsets}})
         tipped = bool(np.isfinite(tip["angle"]))
         measured, limit = np.degrees(mv.measured), np.degrees(tip["limit"])
         pred = np.degrees(tip["angle"])

@@ -114,3 +114,30 @@ def test_bad_protocol_file_is_bad_input(tmp_path):
     (tmp_path / B.PROTOCOL_FILE).write_text("robot: hoap2\nmoves: [{move: x}]\n")
     with pytest.raises(InputError, match="malformed balance protocol"):
         B.load_protocol(tmp_path)
+
+
+def test_backlash_at_the_moved_joint_shifts_the_limit_by_the_play(hoap2):
+    """Play d at the moved joints themselves: the robot tips when commanded + d reaches the
+    limit without play, i.e. d earlier."""
+    robot, protocol = hoap2
+    stance = B.Stance(robot, protocol.foot_width)
+    ankles = ("RLEG_JOINT5", "LLEG_JOINT5")
+    d = np.radians(2.0)
+    free = B.tipping_angle(stance, ankles, {}, +1)["angle"]
+    play = B.tipping_angle(stance, ankles, {}, +1, offsets={j: d for j in ankles})["angle"]
+    assert play == pytest.approx(free - d, abs=1e-6)
+
+
+def test_backlash_is_taken_up_towards_the_fall(hoap2):
+    robot, protocol = hoap2
+    by_name = {m.name: m for m in protocol.moves}
+    assert set(B.backlash_offsets(protocol, by_name["leg3 Back"]).values()) == {np.radians(2.0)}
+    assert set(B.backlash_offsets(protocol, by_name["leg5 Front"]).values()) == {-np.radians(2.0)}
+    assert B.backlash_offsets(protocol, by_name["leg6 Left"]) == {}
+    plain = B.balance_table(robot, protocol)
+    played = B.balance_table(robot, protocol, backlash=True)
+    for a, b in zip(plain, played):  # the play makes fore-aft moves tip earlier, sideways ones the same
+        if a["falls"] in ("back", "front") and a["tipped"]:
+            assert abs(b["predicted_deg"]) < abs(a["predicted_deg"])
+        elif a["falls"] in ("left", "right"):
+            assert b["predicted_deg"] == a["predicted_deg"]
