@@ -24,13 +24,22 @@ ROOT = Path(__file__).resolve().parent.parent
 SIGN = dict(H.MOTORS)
 
 
-@pytest.fixture(scope="module")
-def walk():
-    """The shipped sagittal HOAP-2 walk at half its knots."""
-    problem = go.load_problem(ROOT / "problems" / "hoap2_walk.yaml").scaled_knots(0.5)
-    result = go.solve(problem, print_level=0)
+def _solve(name: str):
+    result = go.solve(go.load_problem(ROOT / "problems" / f"{name}.yaml").scaled_knots(0.5), print_level=0)
     assert result.success, result.message
     return result
+
+
+@pytest.fixture(scope="module")
+def walk():
+    """The shipped sagittal HOAP-2 walk (hoap2_sagittal) at half its knots."""
+    return _solve("hoap2_walk")
+
+
+@pytest.fixture(scope="module")
+def static_walk():
+    """The shipped 3-D HOAP-2 static walk (hoap2: 23 moving joints, hands locked) at half its knots."""
+    return _solve("hoap2_static_walk")
 
 
 def _time_scaled(result, s: float):
@@ -47,7 +56,9 @@ def _time_scaled(result, s: float):
     return dataclasses.replace(result, trajectory=Trajectory.from_arrays(arr))
 
 
-def test_rows_are_the_joint_values_at_2_ms(walk, tmp_path):
+@pytest.mark.parametrize("case", ["walk", "static_walk"])
+def test_rows_are_the_joint_values_at_2_ms(case, request, tmp_path):
+    walk = request.getfixturevalue(case)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # this slow walk is within the servo limits: no warning
         paths = E.export(walk, "hoap2", tmp_path / "walk.csv")
@@ -62,12 +73,12 @@ def test_rows_are_the_joint_values_at_2_ms(walk, tmp_path):
         if motor in robot.coordinates:
             exact = SIGN[motor] * 209 * np.degrees(q[:, robot.coordinates.index(motor)])
             moved += 1
-        else:  # locked by the sagittal robot (arms hanging, lateral joints at 0)
+        else:  # locked by the robot (sagittal: arms hanging, lateral joints at 0; both: hands)
             exact = np.full(n, SIGN[motor] * 209 * np.degrees(robot.locked[motor]))
         assert np.abs(data["pulses"][:, k] - exact).max() <= 0.5 + 1e-9, motor
         assert np.abs(np.degrees(data["angles"][:, k]) - exact / (SIGN[motor] * 209)).max() <= 0.5 / 209 + 1e-12
-    assert moved == len(robot.actuated) == 7
-    assert meta["not_modelled_held_at_0"] == [] and meta["locked"]["LARM_JOINT1"] == pytest.approx(1.5708)
+    assert moved == len(robot.actuated) == {"walk": 7, "static_walk": 23}[case]
+    assert meta["not_modelled_held_at_0"] == [] and meta["locked"] == pytest.approx(robot.locked)
     assert meta["servo_check"].startswith("within the servo limits")
     # the motion's peaks as the rows give them
     vel = np.abs(np.diff(data["pulses"], axis=0)).max() / 2.0
