@@ -3,11 +3,12 @@ one joint (or a symmetric joint pair) is moved from a posture, and the HOAP-2 pr
 thesis (robots/hoap2/balance_protocol.yaml: 16 moves measured on the real robot) predicted with
 it. docs/balance.md gives the numbers and every parameter's source.
 
-Static model: the robot is a rigid multibody at rest; both soles stay flat on level ground (the
-protocol's moves are left/right symmetric, so both feet stay flat and at the same height: this
-is checked), and it tips when the ground projection of its centre of mass leaves the support
+Static model: the robot is a rigid multibody at rest on level ground with its soles parallel to
+it (the protocol's moves are left/right symmetric: checked; equal ankle rolls lift one sole, see
+`Stance`), and it tips when the ground projection of its centre of mass leaves the support
 polygon, the convex hull of the two sole rectangles (heel/toe points of robot.yaml, the given
-width). Dynamics, backlash and compliance are left out.
+width). Optionally the thesis's measured joint play (backlash) is taken up towards the fall.
+Dynamics and compliance are left out.
 """
 from __future__ import annotations
 
