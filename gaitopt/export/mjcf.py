@@ -65,9 +65,47 @@ def mjcf_spec(result, settings=None):
     return spec, model
 
 
-def _full_precision(root, result, bounds: dict) -> None:
-    """Rewrite the numbers of the gait's own data that MuJoCo's XML writer rounds: each joint's
-    armature, each motor's ctrlrange and forcerange."""
+def _refine(el, attr: str, exact) -> None:
+    """Set el's attribute to the exact values when it holds them rounded (MuJoCo's XML writer
+    keeps 6 significant digits); leave it as it is otherwise (another representation)."""
+    text = el.get(attr)
+    exact = np.ravel(np.asarray(exact, float))
+    if text is None or not np.all(np.isfinite(exact)):
+        return
+    written = np.array([float(x) for x in text.split()])
+    exact = exact[:len(written)]
+    if len(exact) == len(written) and np.all(np.abs(exact - written) <= 1e-5 * np.maximum(1.0, np.abs(written))):
+        el.set(attr, _numbers(exact))
+
+
+def _full_precision(root, spec, result, bounds: dict) -> None:
+    """Rewrite with every digit the numbers MuJoCo's XML writer rounds: the bodies' placements,
+    masses, centres of mass and inertia tensors (the URDF's, as MuJoCo read them), the joints',
+    geoms' and sites' placements, each joint's armature, each motor's ctrlrange and forcerange."""
+    for body in root.iter("body"):
+        sb = spec.body(body.get("name") or "")
+        if sb is None:
+            continue
+        _refine(body, "pos", sb.pos)
+        _refine(body, "quat", sb.quat)
+        inertial = body.find("inertial")
+        if inertial is not None:
+            _refine(inertial, "pos", sb.ipos)
+            _refine(inertial, "mass", [sb.mass])
+            if np.all(np.isfinite(sb.fullinertia)):  # the URDF's tensor: MuJoCo diagonalises it on loading
+                for attr in ("quat", "diaginertia"):
+                    inertial.attrib.pop(attr, None)
+                inertial.set("fullinertia", _numbers(sb.fullinertia))
+            else:
+                _refine(inertial, "diaginertia", sb.inertia)
+                _refine(inertial, "quat", sb.iquat)
+    for tag, find in (("joint", spec.joint), ("geom", spec.geom), ("site", spec.site)):
+        for el in root.iter(tag):
+            se = find(el.get("name") or "")
+            if se is not None:
+                _refine(el, "pos", se.pos)
+                if tag == "joint":
+                    _refine(el, "axis", se.axis)
     arm = dict(zip(result.robot.coordinates, np.asarray(result.robot.model.armature, float)))
     for joint in root.iter("joint"):
         if joint.get("name") in arm and joint.get("armature") is not None:
@@ -86,7 +124,7 @@ def mjcf_text(result, settings=None) -> str:
     spec, model = mjcf_spec(result, settings)
     robot, problem, traj = result.robot, result.problem, result.trajectory
     root = ET.fromstring(spec.to_xml())
-    _full_precision(root, result, torque_bounds(robot, problem.constraints))
+    _full_precision(root, spec, result, torque_bounds(robot, problem.constraints))
     qadr = [int(model.jnt_qposadr[model.joint(n).id]) for n in robot.coordinates]
     dadr = [int(model.jnt_dofadr[model.joint(n).id]) for n in robot.coordinates]
     kn = traj.knots()
