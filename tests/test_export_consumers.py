@@ -127,11 +127,11 @@ def test_mjcf_model_matches_the_result(exported, case):
             assert normal @ d.site_xpos[m.site(f"contact_{c}").id] > -1e-6, c
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_mjcf_inverse_dynamics_reproduces_planned_torques(exported, case):
-    """mj_inverse (contacts off) at each keyframe with the planned acceleration, minus the
-    planned contact forces through MuJoCo's site Jacobians, equals the keyframe's ctrl."""
-    r, xml, _, csv_path = exported[case]
+def inverse_residuals(xml, csv_path) -> dict:
+    """{False: optimised phases, True: mirrored half} → the largest residual, relative to the
+    key's largest generalised force, of mj_inverse (contacts off) at each keyframe with the
+    planned acceleration, minus the planned contact forces through MuJoCo's site Jacobians,
+    against the keyframe's ctrl."""
     m, d, info = load(xml)
     m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT
     rows = knot_rows(csv_path)
@@ -154,6 +154,13 @@ def test_mjcf_inverse_dynamics_reproduces_planned_torques(exported, case):
         scale = max(np.abs(d.qfrc_inverse).max(), np.abs(contact).max(), 1.0)
         rel = np.abs(d.qfrc_inverse - contact - tau).max() / scale
         worst[row["phase"] in mirrored] = max(worst[row["phase"] in mirrored], rel)
+    return worst
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_mjcf_inverse_dynamics_reproduces_planned_torques(exported, case):
+    _, xml, _, csv_path = exported[case]
+    worst = inverse_residuals(xml, csv_path)
     print(f"\n{case}: mj_inverse vs planned torques, max relative residual {worst[False]:.2e} "
           f"(mirrored half {worst[True]:.2e})")
     assert worst[False] < INVERSE_RTOL and worst[True] < MIRRORED_RTOL
