@@ -527,7 +527,7 @@ def _result_ops(rng: random.Random) -> list:
 def _valid_result_flags(cmd: str, rng: random.Random) -> list[str]:
     """Flags that validate, some at their limits: the command reaches its real work."""
     if cmd == "export":
-        fmt = rng.choice(["full", "motors", "npz"])
+        fmt = rng.choice(["full", "motors", "npz", "mjcf", "amp"])
         argv = ["--format", fmt, "--rate", rng.choice(["1", "7", "500", "1000", "100000", "0.5"]),
                 "--cycles", rng.choice(["1", "2", "1000", "3", "49"])]
         if fmt == "motors" and rng.random() < 0.5:
