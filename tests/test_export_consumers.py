@@ -241,3 +241,15 @@ def test_motion_json_follows_the_format_rules(exported, case):
         np.testing.assert_allclose(frames[i, :3], d.xpos[root], atol=1e-12)
         quat = frames[i, [6, 3, 4, 5]]
         assert min(np.abs(quat - d.xquat[root]).max(), np.abs(quat + d.xquat[root]).max()) < 1e-12
+
+
+def test_motion_json_cycles(exported, tmp_path):
+    """--cycles N: N·round(period·rate) + 1 frames, the last one N strides ahead of the first."""
+    from gaitopt import export as E
+    r = exported["solo12_trot"][0]
+    clip = json.loads(E.export(r, "amp", tmp_path / "m.json", rate_hz=40.0, cycles=3)["export"].read_text())
+    frames = np.array(clip["Frames"])
+    assert len(frames) == 3 * round(40.0 * r.trajectory.period) + 1 and clip["gaitopt"]["cycles"] == 3
+    assert clip["FrameDuration"] * (len(frames) - 1) == pytest.approx(3 * r.trajectory.period, rel=1e-12)
+    assert frames[-1, 0] - frames[0, 0] == pytest.approx(3 * r.trajectory.stride, abs=1e-9)
+    np.testing.assert_allclose(frames[-1, 1:], frames[0, 1:], atol=1e-9)
