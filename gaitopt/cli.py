@@ -22,6 +22,7 @@ from pathlib import Path
 from .codesign import optimal_gears
 from .errors import InputError
 from .export import EXPORT_FORMATS, export, load_result, save
+from .export.formats import export_suffix
 from .problem import load_problem
 from .robot import REPO_ROBOTS, available_robots, load_robot
 from .verify import replay, write_replay
@@ -212,7 +213,7 @@ def _cmd_export(args) -> int:
     if args.degrees and args.format != "motors":
         raise InputError("applies to --format motors only", field="--degrees")
     if args.output:
-        suffix = ".npz" if args.format == "npz" else ".csv"
+        suffix = export_suffix(args.format)
         if Path(args.output).suffix != suffix:
             raise InputError(f"a {args.format} export needs a {suffix} file name", file=args.output, field="-o",
                              allowed=[suffix])
@@ -294,13 +295,16 @@ def _add_verify_command(sub) -> None:
 
 def _add_output_commands(sub) -> None:
     """`gaitopt export`, `gaitopt plot`, `gaitopt animate`: read a RESULT_DIR of `gaitopt solve`."""
-    p = sub.add_parser("export", help="sample a solved gait at any rate: full CSV, motor table or NPZ + JSON summary")
+    p = sub.add_parser("export", help="sample a solved gait at any rate: full CSV, motor table, NPZ, MuJoCo model "
+                       "(MJCF) or reference motion (AMP JSON) + JSON summary")
     p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
     p.add_argument("--rate", default="500", help="samples per second (default 500: a row every 2 ms)")
     p.add_argument("--cycles", default="1", help="gait cycles, the base advancing each cycle (default 1)")
-    p.add_argument("--format", default="full", help="full | motors | npz | hoap2 (default full)")
+    p.add_argument("--format", default="full", help="full | motors | npz | hoap2 | mjcf | amp (default full; mjcf: "
+                   "keyframes at the knots, --rate and --cycles do not apply)")
     p.add_argument("--degrees", action="store_true", help="motor table in degrees (default radians)")
-    p.add_argument("-o", "--output", help="output file (default RESULT_DIR/<format>_<rate>hz.csv|.npz)")
+    p.add_argument("-o", "--output", help="output file (default RESULT_DIR/<format>_<rate>hz.csv|.npz, gait.xml, "
+                   "motion_<rate>hz.json)")
     p.set_defaults(func=_cmd_export)
     p = sub.add_parser("plot", help="write the gait's plots as PNG files")
     p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")

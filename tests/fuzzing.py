@@ -527,7 +527,7 @@ def _result_ops(rng: random.Random) -> list:
 def _valid_result_flags(cmd: str, rng: random.Random) -> list[str]:
     """Flags that validate, some at their limits: the command reaches its real work."""
     if cmd == "export":
-        fmt = rng.choice(["full", "motors", "npz"])
+        fmt = rng.choice(["full", "motors", "npz", "mjcf", "amp"])
         argv = ["--format", fmt, "--rate", rng.choice(["1", "7", "500", "1000", "100000", "0.5"]),
                 "--cycles", rng.choice(["1", "2", "1000", "3", "49"])]
         if fmt == "motors" and rng.random() < 0.5:
@@ -817,7 +817,7 @@ def _apply_op1(d: Path, op: str, name: str, arg) -> None:
                             for ln in [header] + rows][0], \
                 [",".join(c for i, c in enumerate(ln.rstrip("\n").split(",")) if i != k) + "\n" for ln in rows]
         elif op == "header_version":
-            comments = [re.sub(r"^# format: .*", "# format: gaitopt-trajectory " + rng.choice(["2", "0", "x", ""]),
+            comments = [re.sub(r"^# format: .*", "# format: gaitopt-trajectory " + rng.choice(["3", "0", "x", ""]),
                                ln) for ln in comments]
         elif op == "period_zero":
             comments = [re.sub(r"^# period: .*", "# period: " + rng.choice(["0", "-1", "nan", "1e308", "x"]), ln)

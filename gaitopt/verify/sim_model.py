@@ -296,6 +296,19 @@ def _add_actuators(mj, spec, robot, kp, kd) -> None:
         act.ctrllimited = mj.mjtLimited.mjLIMITED_FALSE
 
 
+def robot_spec(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
+               settings: ReplaySettings = ReplaySettings()) -> tuple:
+    """The MjSpec of `robot` without actuators: the mesh-free URDF, the base joints, the
+    armature, the floor (slope [rad], friction μ) and a contact sphere and site per contact
+    point (placed as `build_model` says). Returns (spec, ground normal, ground tangents, foot
+    geom name → contact point index); `build_model` and the MJCF export add their actuators."""
+    mj = load_mujoco()
+    spec, root, child_of = _new_spec(mj, robot, settings)
+    normal, tangents, foot_geom_names = _add_ground(mj, spec, robot, root, child_of, traj, slope, friction,
+                                                    settings)
+    return spec, normal, tangents, foot_geom_names
+
+
 def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
                 settings: ReplaySettings = ReplaySettings(), q_gains=None, check: bool = True) -> SimModel:
     """Build `robot` in MuJoCo from its URDF (`gaitopt.verify` says what is changed).
@@ -307,9 +320,8 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
     q_gains and raise RuntimeError if they disagree (a modelling mismatch, not a gait failure).
     """
     mj = load_mujoco()
-    spec, root, child_of = _new_spec(mj, robot, settings)
-    normal, tangents, foot_geom_names = _add_ground(mj, spec, robot, root, child_of, traj, slope, friction,
-                                                    settings)
+    spec, normal, tangents, foot_geom_names = robot_spec(robot, slope=slope, friction=friction, traj=traj,
+                                                         settings=settings)
     q_gains = robot.standing_q if q_gains is None else np.asarray(q_gains, float)
     kp, kd, kp_stance, kd_stance, joint_feet = _pd_gains(robot, q_gains, settings)
     _add_actuators(mj, spec, robot, kp, kd)
