@@ -1,10 +1,11 @@
 """Command line: `gaitopt solve`, `gaitopt list`, `gaitopt robot`, `gaitopt sweep`, and on a
 solved RESULT_DIR `gaitopt export`, `gaitopt plot`, `gaitopt animate`.
 
-Exit codes (a contract, docs/formats.md): 0 success, 1 the solve failed (reason printed),
-2 bad input (one line naming the file and field, no traceback), 3 an internal error (a bug: one
-line, the traceback written to a log file), 130 interrupted (Ctrl-C). No command prints a Python
-traceback.
+Exit codes (a contract, docs/formats.md): 0 success, 1 the solve failed (reason printed;
+`verify`: ran and did not verify), 2 bad input (one line naming the file and field, no
+traceback), 3 an internal error (a bug: one line, the traceback written to a log file), 4
+`verify` could not run the replay (one line saying why: a model MuJoCo refuses or that
+disagrees with Pinocchio's), 130 interrupted (Ctrl-C). No command prints a Python traceback.
 """
 from __future__ import annotations
 
@@ -24,10 +25,12 @@ from .errors import InputError
 from .export import EXPORT_FORMATS, export, load_result, save
 from .problem import load_problem
 from .robot import REPO_ROBOTS, available_robots, load_robot
-from .verify import replay, write_replay
-from .verify.settings import MAX_CYCLES as VERIFY_MAX_CYCLES, ReplaySettings, check_steps
+from .verify import replay, summary_text, write_replay
+from .verify.perturb import MAX_RUNS as VERIFY_MAX_RUNS, perturbed_replays
+from .verify.settings import MAX_CYCLES as VERIFY_MAX_CYCLES, CannotReplay, ReplaySettings, check_steps
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CANNOT_VERIFY = 4  # `verify`: the replay could not be run (not a verdict on the gait)
 MAX_LINE = 400  # characters of a one-line error
 ERROR_LOG = "gaitopt-error.log"  # the traceback of an internal error
 # errors of an output path the user gave (too long, not writable, a file in the way, disk full)
@@ -262,22 +265,39 @@ def _cmd_animate(args) -> int:
     return _finish(result, args.result_dir)
 
 
+def _whole(value: str, name: str, limit: int) -> int:
+    """A whole number from 0 to limit given on the command line, else InputError naming it."""
+    try:
+        x = int(str(value).strip())
+    except ValueError:
+        raise InputError(f"expected a whole number, got {_one_line(value, 40)!r}", field=name,
+                         allowed=f"0 … {limit}") from None
+    if not 0 <= x <= limit:
+        raise InputError(f"must be from 0 to {limit}, got {x}", field=name, allowed=f"0 … {limit}")
+    return x
+
+
 def _cmd_verify(args) -> int:
     cycles = _positive(args.cycles, "--cycles", int, limit=MAX_VERIFY_CYCLES)
+    runs = _whole(args.perturb, "--perturb", VERIFY_MAX_RUNS)
+    seed = _whole(args.seed, "--seed", 2 ** 32 - 1)
     result = _load(args.result_dir)
-    check_steps(result.trajectory.period, cycles, ReplaySettings().timestep, field="--cycles")
-    rep = replay(result, cycles=cycles)
+    check_steps(result.trajectory.period, cycles * (1 + runs), ReplaySettings().timestep,
+                field="--perturb" if runs else "--cycles")
+    try:
+        rep = replay(result, cycles=cycles)
+        if runs:
+            rep.report["perturbed"] = perturbed_replays(result, runs, seed=seed, cycles=cycles)
+    except CannotReplay as err:
+        print(_one_line(f"gaitopt: cannot verify {args.result_dir}: {err}"), file=sys.stderr)
+        return EXIT_CANNOT_VERIFY
     outdir = Path(args.output) if args.output else Path(args.result_dir)
     with _writing():
         paths = write_replay(rep, outdir, args.result_dir)
-    r = rep.report
-    print(f"{r['robot']}: {cycles} cycles in MuJoCo: distance {r['distance']['simulated_m']:.4f} m simulated vs "
-          f"{r['distance']['planned_m']:.4f} m planned ({100 * r['distance']['relative_error']:.1f} % off), "
-          f"fell {r['fell']}, slipped {r['slipped']} (largest {1e3 * max(r['slip_m'].values()):.1f} mm), "
-          f"torque RMS difference {r['torque']['rms_difference_all_Nm']:.3g} N·m")
+    print(summary_text(rep.report))
     print(f"wrote {paths['report']} and {paths['plot']}")
     if not rep.verified:
-        print(f"gaitopt: verification failed: {'; '.join(r['failures'])}", file=sys.stderr)
+        print(f"gaitopt: verification failed: {'; '.join(rep.report['failures'])}", file=sys.stderr)
         return EXIT_FAILED
     print("verified")
     return EXIT_OK
@@ -288,6 +308,9 @@ def _add_verify_command(sub) -> None:
     p = sub.add_parser("verify", help="replay a solved gait in MuJoCo; write verify.json and verify.png")
     p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
     p.add_argument("--cycles", default="2", help="gait cycles simulated (default 2)")
+    p.add_argument("--perturb", default="0", metavar="N",
+                   help="also N replays under random body mass, CoM, friction and delay (default 0)")
+    p.add_argument("--seed", default="0", help="seed of the perturbations (default 0)")
     p.add_argument("-o", "--output", help="output directory (default RESULT_DIR)")
     p.set_defaults(func=_cmd_verify)
 
@@ -444,7 +467,7 @@ def _print_warnings() -> None:
 
 
 def main(argv=None) -> int:
-    """Run one command; returns the exit code (0, 1, 2, 3 or 130: see the module docstring).
+    """Run one command; returns the exit code (0, 1, 2, 3, 4 or 130: see the module docstring).
     No exception escapes: bad input is one line (exit 2), any other exception an internal error
     (exit 3, one line naming the log file that holds the traceback)."""
     real_stdout = sys.stdout

@@ -30,13 +30,13 @@ from pathlib import Path
 from ..export import load_result
 from .judge import REPORT_FORMAT, base_height, judge
 from .replay import Replay, replay
-from .report import PLOT_FILE, REPORT_FILE, plot_replay, write_replay
+from .report import PLOT_FILE, REPORT_FILE, plot_replay, summary_text, write_replay
 from .settings import MAX_CYCLES, MAX_STEPS, ReplaySettings, check_cycles, check_steps, load_mujoco
 from .sim_model import SimModel, build_model, check_against_pinocchio, joint_inertias, mesh_free_urdf
 
 __all__ = ["PLOT_FILE", "REPORT_FILE", "REPORT_FORMAT", "Replay", "ReplaySettings", "SimModel", "base_height",
            "build_model", "check_against_pinocchio", "joint_inertias", "judge", "load_mujoco", "mesh_free_urdf",
-           "plot_replay", "replay", "verify_dir", "write_replay"]
+           "plot_replay", "replay", "summary_text", "verify_dir", "write_replay"]
 
 
 def verify_dir(result_dir, cycles: int = 2, output=None, settings: ReplaySettings = ReplaySettings()) -> tuple:
