@@ -28,14 +28,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..export import load_result
-from .judge import REPORT_FORMAT, base_height, judge
+from . import perturb
+from .judge import REPORT_FORMAT, base_height, energy_figures, feedback_share, judge
 from .replay import Replay, replay
 from .report import PLOT_FILE, REPORT_FILE, plot_replay, summary_text, write_replay
-from .settings import MAX_CYCLES, MAX_STEPS, ReplaySettings, check_cycles, check_steps, load_mujoco
-from .sim_model import SimModel, build_model, check_against_pinocchio, joint_inertias, mesh_free_urdf
+from .settings import MAX_CYCLES, MAX_STEPS, CannotReplay, ReplaySettings, check_cycles, check_steps, load_mujoco
+from .sim_model import (SimModel, actuator_torque_limits, build_model, check_against_pinocchio, joint_inertias,
+                        mesh_free_urdf, torque_speed_range)
 
-__all__ = ["PLOT_FILE", "REPORT_FILE", "REPORT_FORMAT", "Replay", "ReplaySettings", "SimModel", "base_height",
-           "build_model", "check_against_pinocchio", "joint_inertias", "judge", "load_mujoco", "mesh_free_urdf",
+__all__ = ["PLOT_FILE", "REPORT_FILE", "REPORT_FORMAT", "CannotReplay", "Replay", "ReplaySettings", "SimModel",
+           "actuator_torque_limits", "base_height", "build_model", "check_against_pinocchio", "energy_figures",
+           "feedback_share", "perturb", "torque_speed_range", "joint_inertias", "judge", "load_mujoco", "mesh_free_urdf",
            "plot_replay", "replay", "summary_text", "verify_dir", "write_replay"]
 
 

@@ -32,7 +32,7 @@ class PerturbationRanges:
     mass_rtol: float = 0.10
     com_shift_m: float = 0.01
     friction_rtol: float = 0.30
-    delay_max_s: float = 0.005
+    delay_max_s: float = 0.003
 
 
 @dataclass(frozen=True)

@@ -349,7 +349,7 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
     try:
         model = spec.compile()
     except Exception as err:  # noqa: BLE001 - MuJoCo's compiler raises ValueError or its own errors
-        raise CannotReplay(f"MuJoCo cannot compile {robot.name}'s model: {err}") from None
+        raise CannotReplay(f"MuJoCo cannot compile {robot.name}'s model: {' '.join(str(err).split())}") from None
     data = mj.MjData(model)
     names = list(robot.coordinates)
     qpos = np.array([model.jnt_qposadr[model.joint(n).id] for n in names], dtype=int)
