@@ -12,7 +12,10 @@ against Pinocchio (mass matrix, contact point positions) before anything is simu
 
 The replay starts from the plan's first state and applies, on every actuated joint,
 τ = τ_ff(t) + K_p (q_ref(t) − q) + K_d (v_ref(t) − v), with τ_ff, q_ref, v_ref the planned
-trajectory sampled with the transcription's interpolant. The gains put each joint at a natural
+trajectory sampled with the transcription's interpolant, cut to the motor's torque limit and
+torque–speed line. It is judged on falls, slip, distance and the executed Joule loss against
+the plan's (energy, feedback share, peak torques and contact forces reported); `perturb` replays
+it under random model errors. A model that cannot be replayed raises CannotReplay. The gains put each joint at a natural
 frequency `pd_frequency_hz` on its diagonal entry of the joint-space inertia matrix at the
 first state (the links outboard of it, the floating base free).
 
