@@ -37,7 +37,9 @@ def plot_replay(rep: Replay):
     r = rep.report
     fig.suptitle(f"{r['robot']}: {'VERIFIED' if r['verified'] else 'FAILED: ' + '; '.join(r['failures'])}\n"
                  f"distance {r['distance']['simulated_m']:.3f} m simulated vs {r['distance']['planned_m']:.3f} m "
-                 f"planned, torque RMS difference {r['torque']['rms_difference_all_Nm']:.3g} N·m", fontsize=9)
+                 f"planned, torque RMS difference {r['torque']['rms_difference_all_Nm']:.3g} N·m, Joule loss "
+                 f"{r['energy']['executed']['joule_loss_J']:.3g} J executed vs {r['energy']['planned']['joule_loss_J']:.3g} J "
+                 f"planned per cycle, feedback share {r['feedback_share']['all']:.2f}", fontsize=9)
     return fig
 
 
