@@ -25,9 +25,8 @@ from .errors import InputError
 from .export import EXPORT_FORMATS, export, load_result, save
 from .problem import load_problem
 from .robot import REPO_ROBOTS, available_robots, load_robot
-from .verify import replay, summary_text, write_replay
-from .verify.perturb import MAX_RUNS as VERIFY_MAX_RUNS, perturbed_replays
-from .verify.settings import MAX_CYCLES as VERIFY_MAX_CYCLES, CannotReplay, ReplaySettings, check_steps
+from .verify.command import add_verify_command
+from .verify.settings import MAX_CYCLES as VERIFY_MAX_CYCLES
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CANNOT_VERIFY = 4  # `verify`: the replay could not be run (not a verdict on the gait)
@@ -265,56 +264,6 @@ def _cmd_animate(args) -> int:
     return _finish(result, args.result_dir)
 
 
-def _whole(value: str, name: str, limit: int) -> int:
-    """A whole number from 0 to limit given on the command line, else InputError naming it."""
-    try:
-        x = int(str(value).strip())
-    except ValueError:
-        raise InputError(f"expected a whole number, got {_one_line(value, 40)!r}", field=name,
-                         allowed=f"0 … {limit}") from None
-    if not 0 <= x <= limit:
-        raise InputError(f"must be from 0 to {limit}, got {x}", field=name, allowed=f"0 … {limit}")
-    return x
-
-
-def _cmd_verify(args) -> int:
-    cycles = _positive(args.cycles, "--cycles", int, limit=MAX_VERIFY_CYCLES)
-    runs = _whole(args.perturb, "--perturb", VERIFY_MAX_RUNS)
-    seed = _whole(args.seed, "--seed", 2 ** 32 - 1)
-    result = _load(args.result_dir)
-    check_steps(result.trajectory.period, cycles * (1 + runs), ReplaySettings().timestep,
-                field="--perturb" if runs else "--cycles")
-    try:
-        rep = replay(result, cycles=cycles)
-        if runs:
-            rep.report["perturbed"] = perturbed_replays(result, runs, seed=seed, cycles=cycles)
-    except CannotReplay as err:
-        print(_one_line(f"gaitopt: cannot verify {args.result_dir}: {err}"), file=sys.stderr)
-        return EXIT_CANNOT_VERIFY
-    outdir = Path(args.output) if args.output else Path(args.result_dir)
-    with _writing():
-        paths = write_replay(rep, outdir, args.result_dir)
-    print(summary_text(rep.report))
-    print(f"wrote {paths['report']} and {paths['plot']}")
-    if not rep.verified:
-        print(f"gaitopt: verification failed: {'; '.join(rep.report['failures'])}", file=sys.stderr)
-        return EXIT_FAILED
-    print("verified")
-    return EXIT_OK
-
-
-def _add_verify_command(sub) -> None:
-    """`gaitopt verify RESULT_DIR`: replay the gait in MuJoCo (the `sim` extra)."""
-    p = sub.add_parser("verify", help="replay a solved gait in MuJoCo; write verify.json and verify.png")
-    p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
-    p.add_argument("--cycles", default="2", help="gait cycles simulated (default 2)")
-    p.add_argument("--perturb", default="0", metavar="N",
-                   help="also N replays under random body mass, CoM, friction and delay (default 0)")
-    p.add_argument("--seed", default="0", help="seed of the perturbations (default 0)")
-    p.add_argument("-o", "--output", help="output directory (default RESULT_DIR)")
-    p.set_defaults(func=_cmd_verify)
-
-
 def _add_output_commands(sub) -> None:
     """`gaitopt export`, `gaitopt plot`, `gaitopt animate`: read a RESULT_DIR of `gaitopt solve`."""
     p = sub.add_parser("export", help="sample a solved gait at any rate: full CSV, motor table or NPZ + JSON summary")
@@ -364,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_sweep)
 
     _add_output_commands(sub)
-    _add_verify_command(sub)
+    add_verify_command(sub)
     return parser
 
 

@@ -229,8 +229,8 @@ def test_cli_exit_0_when_verified(static_walk_dir, tmp_path, monkeypatch, capsys
     """Exit 0 and "verified" for a replay that meets every criterion (here without the energy
     one, which the static walk misses: +75 % Joule loss)."""
     import functools
-    import gaitopt.cli as cli
-    monkeypatch.setattr(cli, "replay", functools.partial(verify.replay,
+    import gaitopt.verify.command as command
+    monkeypatch.setattr(command, "replay", functools.partial(verify.replay,
                                                          settings=verify.ReplaySettings(energy_rtol=None)))
     code = main(["verify", str(static_walk_dir), "--cycles", "1", "-o", str(tmp_path)])
     out = capsys.readouterr().out
