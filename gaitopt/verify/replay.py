@@ -87,9 +87,11 @@ def _simulate(sim, settings, ref, kp_t, kd_t, fallen, delay_steps: int = 0) -> d
         sim.model.actuator_biasprm[:, 1] = -kp_t[k]
         sim.model.actuator_biasprm[:, 2] = -kd_t[k]
         if settings.torque_speed:  # the motors' torque–speed line at the joint speeds now
+            # clipped into ± limit (never an empty range: past the no-load speed the line lies
+            # outside the band, and the current limit holds)
             lo, hi = torque_speed_range(robot, v[act])
-            sim.model.actuator_forcerange[:, 0] = np.maximum(lo, -limit)
-            sim.model.actuator_forcerange[:, 1] = np.minimum(hi, limit)
+            sim.model.actuator_forcerange[:, 0] = np.clip(lo, -limit, limit)
+            sim.model.actuator_forcerange[:, 1] = np.clip(hi, -limit, limit)
             out["lo"][k], out["hi"][k] = sim.model.actuator_forcerange[:, 0], sim.model.actuator_forcerange[:, 1]
         mj.mj_step2(sim.model, sim.data)
         out["tau"][k] = sim.data.actuator_force[:nu]
