@@ -5,8 +5,9 @@ The contract (README.md "Output", docs/formats.md "Exit codes"), for every comma
 (a) no Python traceback on stdout or stderr;
 (b) exit code 0 (success), 1 (failed solve / verification / some sweep cases), 2 (bad input:
     exactly one stderr line, starting with "gaitopt: ", at most 400 characters), 3 (internal
-    error: one stderr line naming a log file that exists) or 130 (interrupted: nothing on
-    stderr); any other code is a breach. Exit 3 and 130 hold the contract but are listed apart
+    error: one stderr line naming a log file that exists), 4 (`verify` could not run the replay:
+    one "gaitopt: " stderr line) or 130 (interrupted: nothing on stderr); any other code is a
+    breach. Exit 3 and 130 hold the contract but are listed apart
     (`Outcome.internal`): an internal error is a bug all the same;
 (c) the command never modifies (or deletes) its input files: the problem file, the robot
     folder, the study file and its problem, the files of a result directory it reads;
@@ -1035,6 +1036,9 @@ def check(code, stdout: str, stderr: str, timed_out: bool, modified: list[str], 
                 if not any(t and ("/" in t or t.endswith(".log")) and (Path(t).is_file() or
                                                                        (workdir / t).is_file()) for t in tokens):
                     whys.append("exit 3 line names no existing log file")
+        elif code == 4:  # `verify` could not run the replay (docs/formats.md): one 'gaitopt: ' line
+            if len(lines) != 1 or not lines[0].startswith("gaitopt: "):
+                whys.append(f"exit 4 with {len(lines)} stderr lines (want one 'gaitopt: ' line)")
         elif code == 130:  # interrupted (docs/formats.md): nothing printed; the fuzzer never interrupts
             internal = True
             if lines:
