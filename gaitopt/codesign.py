@@ -72,7 +72,14 @@ def solve(problem, *, warm_start=None, **kwargs):
     gears (see `with_design`). With `warm_start` (a solved Result, e.g. the best point of a gear
     sweep) each group's guess becomes that result's gear ratio (clipped to the bounds), so the
     search starts from that gait and gear; a warm start without a robot (e.g.
-    `gaitopt.study.warm_start_from_csv`) leaves the guesses of the design section. Other keyword arguments are those of `gaitopt.solve`."""
+    `gaitopt.study.warm_start_from_csv`) leaves the guesses of the design section. A limb-length
+    design without a warm start starts from the gait solved first at the guessed legs. Other
+    keyword arguments are those of `gaitopt.solve`."""
+    if problem.limb_lengths is not None and warm_start is None and kwargs.get("x0") is None:
+        # the cost need not be convex in the ratio (docs/studies.md: solo12 on a slope has a worse
+        # local optimum at the other bound); start from the optimal gait at the guessed legs
+        first = solve_gait(problem.replace(limb_lengths=None), **kwargs)
+        warm_start = first if first.success else None
     if getattr(warm_start, "robot", None) is not None and problem.design:
         groups = []
         for d in problem.design:

@@ -197,3 +197,15 @@ def test_codesigned_gait_obeys_the_designed_robot(solo12, codesigned):
     print(f"\ninverse dynamics residual: designed robot {designed:.1e}, shipped robot {shipped:.1e} N·m")
     assert designed < 1e-6
     assert shipped > 1e-3
+
+
+@pytest.mark.fast
+def test_limb_design_record_round_trip():
+    """result.json's problem record keeps design.limb_lengths (problem_from_record reads it back)."""
+    import json
+
+    from gaitopt.problem import problem_from_record
+    problem = go.load_problem(PROBLEM)
+    back = problem_from_record(json.loads(json.dumps(problem.to_dict())), "result.json")
+    assert back.limb_lengths == problem.limb_lengths
+    assert back == problem
