@@ -17,7 +17,7 @@ from .constraints.design import designed_legs
 from .gait import solve as solve_gait
 from .limb_lengths import leg_scales
 from .limb_urdf import designed_robot, write_robot
-from .robot import load_robot
+from .robot import load_robot, robot_of
 from .problem import Bounded
 
 
@@ -73,13 +73,10 @@ def solve(problem, *, warm_start=None, **kwargs):
     sweep) each group's guess becomes that result's gear ratio (clipped to the bounds), so the
     search starts from that gait and gear; a warm start without a robot (e.g.
     `gaitopt.study.warm_start_from_csv`) leaves the guesses of the design section. A limb-length
-    design without a warm start starts from the gait solved first at the guessed legs. Other
-    keyword arguments are those of `gaitopt.solve`."""
+    design without a warm start starts from the best of the gaits solved at fixed ratios
+    (`_limb_start`). Other keyword arguments are those of `gaitopt.solve`."""
     if problem.limb_lengths is not None and warm_start is None and kwargs.get("x0") is None:
-        # the cost need not be convex in the ratio (docs/studies.md: solo12 on a slope has a worse
-        # local optimum at the other bound); start from the optimal gait at the guessed legs
-        first = solve_gait(problem.replace(limb_lengths=None), **kwargs)
-        warm_start = first if first.success else None
+        problem, warm_start = _limb_start(problem, **kwargs)
     if getattr(warm_start, "robot", None) is not None and problem.design:
         groups = []
         for d in problem.design:
@@ -87,6 +84,30 @@ def solve(problem, *, warm_start=None, **kwargs):
             groups.append(dataclasses.replace(d, bounds=Bounded(d.bounds.min, d.bounds.max, g)))
         problem = problem.replace(design=tuple(groups))
     return with_design(solve_gait(problem, warm_start=warm_start, **kwargs))
+
+
+# fixed thigh/shank ratios tried before a limb-length co-design: the bounds, the guess and
+# geometric steps between (the cost need not be convex in the ratio; docs/studies.md)
+LIMB_START_POINTS = 5
+
+
+def _limb_start(problem, robot=None, **kwargs):
+    """(problem with ratio_guess = the best start ratio, the gait optimal there or None): the gait
+    solved with fixed legs at LIMB_START_POINTS ratios spaced geometrically over ratio_bounds and
+    at the guess; the best successful one starts the co-design."""
+    robot = robot or robot_of(problem)
+    spec = problem.limb_lengths
+    legs = designed_legs(problem, robot)
+    lo, hi = spec.ratio_bounds
+    guess = float(np.clip(spec.ratio_guess or legs[0].ratio, lo, hi))
+    fixed = problem.replace(limb_lengths=None)
+    segments = [s for leg in legs for s in (leg.thigh, leg.shank)]
+    best, best_ratio = None, guess
+    for ratio in sorted({guess, *np.geomspace(lo, hi, LIMB_START_POINTS)}):
+        r = solve_gait(fixed, robot=designed_robot(robot, segments, leg_scales(legs, ratio)), **kwargs)
+        if r.success and (best is None or r.cost < best.cost):
+            best, best_ratio = r, float(ratio)
+    return problem.replace(limb_lengths=dataclasses.replace(spec, ratio_guess=best_ratio)), best
 
 
 def write_designed(result, outdir) -> Path:

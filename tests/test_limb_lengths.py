@@ -209,3 +209,16 @@ def test_limb_design_record_round_trip():
     back = problem_from_record(json.loads(json.dumps(problem.to_dict())), "result.json")
     assert back.limb_lengths == problem.limb_lengths
     assert back == problem
+
+
+def test_codesign_without_warm_start_starts_from_the_best_fixed_ratio(solo12):
+    """Without a warm start, codesign.solve first solves the gait at fixed ratios (the shipped one
+    among them) and starts from the best: it does not end worse than the shipped legs, which a
+    single start can (docs/studies.md: a worse local optimum at the other bound)."""
+    problem = go.load_problem(PROBLEM, ["terrain.slope_deg=0"]).scaled_knots(0.3)
+    shipped = go.solve(problem.replace(limb_lengths=None), robot=solo12, print_level=0)
+    best = codesign.solve(problem, robot=solo12, print_level=0)
+    assert shipped.success and best.success
+    lo, hi = problem.limb_lengths.ratio_bounds
+    assert lo - 1e-6 <= codesign.optimal_limb_ratio(best) <= hi + 1e-6
+    assert best.cost <= shipped.cost * (1 + 1e-6), (best.cost, shipped.cost)
