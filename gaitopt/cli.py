@@ -20,7 +20,7 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
-from .codesign import optimal_gears
+from .codesign import optimal_gears, optimal_limb_ratio, write_designed
 from .errors import InputError
 from .export import EXPORT_FORMATS, export, load_result, save
 from .export.formats import export_suffix
@@ -79,6 +79,8 @@ def _cmd_solve(args) -> int:
     print(f"gaitopt: solving {args.problem} ({problem.robot}, {sum(p.knots for p in problem.phases)} "
           f"intervals, {problem.transcription})", flush=True)
     try:
+        if problem.limb_lengths is not None:  # the Result's robot then has the optimal legs
+            from .codesign import solve
         result = solve(problem, print_level=args.print_level)
     except InputError as err:
         if err.file is None:  # e.g. an unknown robot: name the problem file (exit-code contract)
@@ -89,6 +91,9 @@ def _cmd_solve(args) -> int:
     print(result.summary())
     if problem.design:
         print("optimal gear ratios: " + ", ".join(f"{k} {v:.4g}" for k, v in optimal_gears(result).items()))
+    if problem.limb_lengths is not None and result.success:
+        print(f"optimal thigh/shank ratio {optimal_limb_ratio(result):.4g}; robot with these legs: "
+              f"{write_designed(result, Path(args.output) / 'robot')}")
     print(f"wrote {paths['trajectory']} and {paths['result']}")
     if not result.success:
         print(f"gaitopt: solve failed: {result.status}: {result.message}", file=sys.stderr)
