@@ -132,7 +132,7 @@ def run_gaitopt(runs: int) -> dict:
 
 
 def report(g: dict, croc: list | None) -> None:
-    print(f"| solver | robot | knots | iterations | build s | solve s | total s |")
+    print("| solver | robot | knots | iterations | build s | solve s | total s |")
     print("|---|---|---|---|---|---|---|")
     print(f"| gaitopt (IPOPT) | anymal_c | {g['knots']} | {g['iterations']} | {g['build_s']:.3f} | "
           f"{g['solve_s']:.3f} | {g['build_s'] + g['solve_s']:.3f} |")
