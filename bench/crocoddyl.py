@@ -19,12 +19,15 @@ reference, on `anymal` (ANYmal B, 30.5 kg, the model Crocoddyl's example uses).
 gaitopt's problem: problems/anymal_c_trot.yaml, matched to it (same URDF, stride, swing
 height, 0.01 s intervals). Build = problem construction (Crocoddyl: action models + solver +
 initial guess; gaitopt: transcription + IPOPT set-up, `setup_time_s`), solve = the solver
-call; medians over --runs cold runs. Wall-clock numbers, never asserted by tests.
+call; the fastest of --runs cold runs (the least disturbed by other jobs; --json also keeps
+the medians); total CPU s = the process's CPU time over build + solve,
+which a machine shared with other jobs inflates less than wall time; gaitopt's solve CPU s is
+that minus the CPU time of the same problem solved with max_iter 0 (build, IPOPT set-up and the
+first evaluation). Never asserted by tests.
 """
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import statistics
@@ -60,7 +63,8 @@ What differs between the two problems (same robot model, stride, swing height, t
 
 def worker(robot_name: str, runs: int) -> dict:
     """Build and solve Crocoddyl's trot `runs` times on example-robot-data's `robot_name`
-    (run inside the Crocoddyl environment). Returns medians (s), iterations, cost, knots."""
+    (run inside the Crocoddyl environment). Returns the fastest run's times (s), medians, iterations,
+    cost, knots."""
     here = Path(__file__).resolve().parent
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]   # this file is crocoddyl.py
     import crocoddyl
@@ -73,8 +77,9 @@ def worker(robot_name: str, runs: int) -> dict:
     model = robot.model
     q0 = model.referenceConfigurations["standing"].copy()
     x0 = np.concatenate([q0, np.zeros(model.nv)])
-    build, solve, iters, costs = [], [], [], []
+    build, solve, iters, costs, cpu, cpu_solve = [], [], [], [], [], []
     for _ in range(runs):
+        c0 = time.process_time()
         t0 = time.perf_counter()
         gait = SimpleQuadrupedalGaitProblem(model, "LF_FOOT", "RF_FOOT", "LH_FOOT", "RH_FOOT")
         problem = gait.createTrottingProblem(x0, TROT["stepLength"], TROT["stepHeight"], TROT["timeStep"],
@@ -83,14 +88,18 @@ def worker(robot_name: str, runs: int) -> dict:
         xs = [x0] * (problem.T + 1)
         us = problem.quasiStatic([x0] * problem.T)
         t1 = time.perf_counter()
+        c1 = time.process_time()
         solver.solve(xs, us, MAX_ITER, False, 0.1)
         t2 = time.perf_counter()
+        cpu.append(time.process_time() - c0)
+        cpu_solve.append(time.process_time() - c1)
         build.append(t1 - t0)
         solve.append(t2 - t1)
         iters.append(int(solver.iter))
         costs.append(float(solver.cost))
     return {"robot": robot_name, "mass_kg": float(pinocchio.computeTotalMass(model)), "knots": int(problem.T),
-            "build_s": statistics.median(build), "solve_s": statistics.median(solve),
+            "build_s": min(build), "solve_s": min(solve), "cpu_s": min(cpu), "cpu_solve_s": min(cpu_solve),
+            "median": {"build_s": statistics.median(build), "solve_s": statistics.median(solve)},
             "iterations": int(statistics.median(iters)), "cost": costs[0],
             "crocoddyl": crocoddyl.__version__, "pinocchio": pinocchio.__version__}
 
@@ -114,35 +123,34 @@ def run_crocoddyl(python: str, runs: int) -> list | None:
 
 
 def run_gaitopt(runs: int) -> dict:
-    """Median build (setup) and solve time of problems/anymal_c_trot.yaml over `runs` cold solves."""
+    """gaitopt's figures for problems/anymal_c_trot.yaml (bench/timing.py), knots over the cycle."""
     import gaitopt as go
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from timing import timed_solves
+
     problem = go.load_problem(PROBLEM)
-    problem = problem.replace(solver=dataclasses.replace(problem.solver, print_level=0))
-    stats = []
-    for _ in range(runs):
-        result = go.solve(problem)
-        stats.append(result.stats)
     halves = 2 if problem.cycle == "half" else 1
-    return {"robot": "anymal_c", "knots": sum(p.knots for p in problem.phases) * halves,
-            "build_s": statistics.median(s["setup_time_s"] for s in stats),
-            "solve_s": statistics.median(s["solve_time_s"] for s in stats),
-            "iterations": int(statistics.median(s["iterations"] for s in stats)),
-            "cost": float(result.cost), "success": bool(result.success), "variables": stats[0]["n_variables"]}
+    out = timed_solves(problem, runs)
+    out.update(robot="anymal_c", knots=sum(p.knots for p in problem.phases) * halves, build_s=out["setup_s"])
+    return out
 
 
 def report(g: dict, croc: list | None) -> None:
-    print("| solver | robot | knots | iterations | build s | solve s | total s |")
-    print("|---|---|---|---|---|---|---|")
+    print("| solver | robot | knots | iterations | build s | solve s | total s | solve CPU s | total CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|")
     print(f"| gaitopt (IPOPT) | anymal_c | {g['knots']} | {g['iterations']} | {g['build_s']:.3f} | "
-          f"{g['solve_s']:.3f} | {g['build_s'] + g['solve_s']:.3f} |")
+          f"{g['solve_s']:.3f} | {g['build_s'] + g['solve_s']:.3f} | {g['cpu_solve_s']:.3f} | {g['cpu_s']:.3f} |")
     for c in croc or []:
         print(f"| Crocoddyl {c['crocoddyl']} (FDDP) | {c['robot']} ({c['mass_kg']:.1f} kg) | {c['knots']} | "
-              f"{c['iterations']} | {c['build_s']:.3f} | {c['solve_s']:.3f} | {c['build_s'] + c['solve_s']:.3f} |")
+              f"{c['iterations']} | {c['build_s']:.3f} | {c['solve_s']:.3f} | {c['build_s'] + c['solve_s']:.3f} | "
+              f"{c['cpu_solve_s']:.3f} | {c['cpu_s']:.3f} |")
     if croc:
         c = croc[0]
-        print(f"\nratio gaitopt / Crocoddyl on anymal_c: solve {g['solve_s'] / c['solve_s']:.1f}x, "
-              f"total {(g['build_s'] + g['solve_s']) / (c['build_s'] + c['solve_s']):.1f}x, "
+        print(f"\nratio gaitopt / Crocoddyl on anymal_c: solve {g['solve_s'] / c['solve_s']:.1f}x "
+              f"(CPU time {g['cpu_solve_s'] / c['cpu_solve_s']:.1f}x), "
+              f"total {(g['build_s'] + g['solve_s']) / (c['build_s'] + c['solve_s']):.1f}x "
+              f"(CPU time {g['cpu_s'] / c['cpu_s']:.1f}x), "
               f"per iteration {(g['solve_s'] / g['iterations']) / (c['solve_s'] / c['iterations']):.1f}x")
     print("\n" + DIFFERENCES)
 
