@@ -11,14 +11,13 @@ from pathlib import Path
 import numpy as np
 
 from ..collocation import METHODS
-from ..cycle import cycle_shift
 from ..errors import InputError
 from ..problem import problem_from_record
 from ..result import Result
 from ..robot import robot_of
 from ..trajectory import Trajectory
 from .atomic import atomic_open, atomic_write_text
-from .trajectory_csv import header, read_trajectory_csv, write_trajectory_csv
+from .trajectory_csv import advance_from_header, header, read_trajectory_csv, write_trajectory_csv
 
 KNOTS_FILE = "knots.npz"
 RESULT_KEYS = ("success", "status", "message", "cost", "cost_terms", "iterations", "problem")
@@ -97,7 +96,7 @@ def _modes_by_phase(problem, robot) -> dict:
 def _trajectory_from_csv(path: Path, problem, robot, table=None) -> Trajectory:
     meta, cols = table if table is not None else read_trajectory_csv(path)
     contacts = [c.name for c in robot.contacts]
-    shift = cycle_shift(robot.coordinates, problem.slope)
+    shift = advance_from_header(meta, robot.coordinates, problem.slope, path)
     stride = float(meta["stride"])
     if not METHODS[problem.transcription].knot_table_exact:
         warnings.warn(f"{path}: no {KNOTS_FILE} next to it; {problem.transcription} midpoint torques and forces "
@@ -105,7 +104,7 @@ def _trajectory_from_csv(path: Path, problem, robot, table=None) -> Trajectory:
     return Trajectory.from_knot_table(cols, coordinates=robot.coordinates, actuated=robot.actuated,
                                       contact_names=contacts, stride=stride, period=float(meta["period"]),
                                       method=problem.transcription, modes=_modes_by_phase(problem, robot),
-                                      base_shift=shift * stride)
+                                      base_shift=shift)
 
 
 def _read_result_json(d: Path) -> dict:
