@@ -77,14 +77,11 @@ def judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f_
     mujoco = load_mujoco()
     robot, traj = result.robot, result.trajectory
     coords = list(robot.coordinates)
-    ix = coords.index("base_x")
-    planned = cycles * traj.stride
-    simulated = float(q_sim[-1, ix] - q_sim[0, ix])
+    planned, simulated, rel, heading = _progress(traj, coords, cycles, q_plan, q_sim)
     fell = fell_at is not None
     slip = _stance_slips(pts, point_on, sim.ground_tangents, touching)
     # the plan's own contact points, for the foothold drift the plan itself has
     slip_plan = _stance_slips(_contact_points(robot, q_plan), point_on, sim.ground_tangents)
-    rel = abs(simulated - planned) / abs(planned) if planned else float("inf")
     slipped = bool(slip.max(initial=0.0) > settings.slip_tol)
     failures = []
     if fell:
@@ -96,6 +93,10 @@ def judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f_
     if not rel <= settings.distance_rtol:
         failures.append(f"travelled {simulated:.4f} m instead of {planned:.4f} m "
                         f"({100 * rel:.1f} % off, tolerance {100 * settings.distance_rtol:.0f} %)")
+    if heading and not heading["relative_error"] <= settings.distance_rtol:
+        failures.append(f"turned {np.degrees(heading['simulated_rad']):.1f} deg instead of "
+                        f"{np.degrees(heading['planned_rad']):.1f} deg ({100 * heading['relative_error']:.1f} % off, "
+                        f"tolerance {100 * settings.distance_rtol:.0f} %)")
     weight = robot.total_mass * float(np.linalg.norm(robot.model.gravity.linear))
     dtau = tau_sim - tau_plan
     joints = list(robot.actuated)
@@ -145,4 +146,30 @@ def judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f_
                          "kd_stance": float(sim.kd_stance[i])} for i, j in enumerate(joints)},
         "versions": {"gaitopt": __version__, "mujoco": mujoco.__version__},
     }
+    if heading:  # appended 2026-11-24, for gaits that move sideways or turn
+        report["heading"] = heading
     return report
+
+
+def _progress(traj, coords, cycles, q_plan, q_sim) -> tuple:
+    """(planned [m], simulated [m], relative error, heading dict or None) of the base's progress.
+    A straight gait: the advance along x. A gait that moves sideways or turns (the reference of
+    cycle k being cycle 0's transformed k times, `Trajectory.sample`): the planar displacement
+    from start to end, the error being |Δp_sim − Δp_plan| / |Δp_plan| (direction counts), and
+    the heading: the simulated base yaw change against the plan's, relative to the plan's."""
+    ix = coords.index("base_x")
+    shift = dict(zip(coords, traj.base_shift))
+    if not (shift.get("base_y") or shift.get("base_yaw")):
+        planned = cycles * traj.stride
+        simulated = float(q_sim[-1, ix] - q_sim[0, ix])
+        return planned, simulated, abs(simulated - planned) / abs(planned) if planned else float("inf"), None
+    xy = [ix, coords.index("base_y")]
+    d_plan, d_sim = q_plan[-1, xy] - q_plan[0, xy], q_sim[-1, xy] - q_sim[0, xy]
+    planned, simulated = float(np.linalg.norm(d_plan)), float(np.linalg.norm(d_sim))
+    rel = float(np.linalg.norm(d_sim - d_plan) / planned) if planned else float("inf")
+    iyaw = coords.index("base_yaw")
+    turn_plan, turn_sim = float(q_plan[-1, iyaw] - q_plan[0, iyaw]), float(q_sim[-1, iyaw] - q_sim[0, iyaw])
+    heading = {"planned_rad": turn_plan, "simulated_rad": turn_sim,
+               "relative_error": abs(turn_sim - turn_plan) / abs(turn_plan) if turn_plan else 0.0,
+               "direction_error_rad": float(np.arctan2(d_plan[0] * d_sim[1] - d_plan[1] * d_sim[0], d_plan @ d_sim))}
+    return planned, simulated, rel, heading
