@@ -269,7 +269,7 @@ def case_metrics(result) -> dict:
                              for i, j in enumerate(robot.actuated)])
     peaks = {"torque": tau, "speed": qd, "current": Q.motor_current(robot, tau),
              "power": Q.mechanical_power(robot, tau, v), "voltage": volts}
-    s = traj.stride
+    s = traj.distance  # path length per cycle: the stride when the gait goes straight
     row = {"energy_per_m": e["electrical_without_regeneration"] / s, "joule_loss_per_m": e["joule_loss"] / s,
            "abs_work_per_m": absolute_work(e) / s,
            "specific_resistance": specific_resistance(e, robot.total_mass, s)}

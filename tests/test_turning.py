@@ -200,3 +200,29 @@ def test_turning_trot_closes_its_cycle_modulo_the_rotation(small_turn):
     s = back.trajectory.sample(t)
     later = back.trajectory.sample(t + T)
     np.testing.assert_allclose(later["q"][:, iyaw] - s["q"][:, iyaw], 0.5 * T, atol=1e-12)
+
+
+def test_csv_alone_chains_the_rotated_cycle_and_old_files_read_straight(small_turn, tmp_path):
+    """Without knots.npz load_result rebuilds the transform from trajectory.csv's header; a
+    file written before `cycle_transform` existed reads as a straight cycle (stride along x)."""
+    import shutil
+    import warnings
+    from gaitopt.study import warm_start_from_csv
+    result, out = small_turn
+    d = tmp_path / "csv_only"
+    shutil.copytree(out, d)
+    (d / "knots.npz").unlink()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        back = load_result(d)
+    np.testing.assert_allclose(back.trajectory.base_shift, result.trajectory.base_shift, atol=1e-15)
+    np.testing.assert_allclose(warm_start_from_csv(d / "trajectory.csv").trajectory.base_shift,
+                               result.trajectory.base_shift, atol=1e-15)
+    text = (d / "trajectory.csv").read_text(encoding="utf-8")
+    old = d / "old.csv"
+    old.write_text("".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith("# cycle_transform")),
+                   encoding="utf-8")
+    shift = warm_start_from_csv(old).trajectory.base_shift
+    coords = list(result.robot.coordinates)
+    assert shift[coords.index("base_x")] == pytest.approx(result.trajectory.stride)
+    assert shift[coords.index("base_yaw")] == 0.0 and shift[coords.index("base_y")] == 0.0
