@@ -86,6 +86,8 @@ def main() -> None:
                          f"{np.degrees(hd.get('simulated_rad', 0.0)):.2f} / {np.degrees(hd.get('planned_rad', 0.0)):.2f} "
                          f"({100 * hd.get('relative_error', 0.0):.1f} %) | {np.degrees(hd.get('direction_error_rad', 0.0)):.2f} | "
                          f"{'at %.2f s' % r['fell_at_s'] if r['fell'] else 'no'} | {1e3 * max(r['slip_m'].values()):.1f} | "
+                         f"{r['energy']['planned']['joule_loss_J']:.3g} → {r['energy']['executed']['joule_loss_J']:.3g} "
+                         f"({100 * r['energy']['relative_error']['joule_loss_J']:+.0f} %) | {r['feedback_share']['all']:.2f} | "
                          f"{'yes' if r['verified'] else 'no'} |")
     print("| problem | knots | forward [m/s] | sideways [m/s] | yaw rate [rad/s] | periodicity |q| | "
           "body-frame v residual | heading − yaw_rate·t max [deg] | min left−right foot gap [mm] | Joule loss [J/m] |")
@@ -93,8 +95,8 @@ def main() -> None:
     print("\n".join(rows))
     print()
     print(f"| problem | knots | distance sim / plan [m] ({args.cycles} cycles) | turn sim / plan [deg] | "
-          "direction error [deg] | fell | largest slip [mm] | verified |")
-    print("|---|---|---|---|---|---|---|---|")
+          "direction error [deg] | fell | largest slip [mm] | Joule loss plan → executed [J/cycle] | feedback share | verified |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(vrows))
 
 
