@@ -226,3 +226,31 @@ def test_csv_alone_chains_the_rotated_cycle_and_old_files_read_straight(small_tu
     coords = list(result.robot.coordinates)
     assert shift[coords.index("base_x")] == pytest.approx(result.trajectory.stride)
     assert shift[coords.index("base_yaw")] == 0.0 and shift[coords.index("base_y")] == 0.0
+
+
+@pytest.mark.fast
+def test_verify_judges_the_planar_displacement_and_the_heading():
+    """A replay that travels the planned distance in a direction 10° off, or turns 20 % less,
+    is off by more than the 10 % tolerance; the plan itself is off by nothing. Straight gaits
+    keep the base_x criterion."""
+    from types import SimpleNamespace
+    from gaitopt.verify.judge import _progress
+    coords = ["base_x", "base_y", "base_z", "base_yaw", "base_pitch", "base_roll"]
+    traj = SimpleNamespace(base_shift=np.array([0.1, 0.01, 0.0, 0.2, 0.0, 0.0]), stride=0.1)
+    q_plan = np.zeros((2, 6))
+    q_plan[1, :2], q_plan[1, 3] = [0.2, 0.04], 0.4
+    planned, simulated, rel, heading = _progress(traj, coords, 2, q_plan, q_plan)
+    assert rel == 0.0 and heading["relative_error"] == 0.0 and planned == pytest.approx(np.hypot(0.2, 0.04))
+    q_sim = q_plan.copy()
+    q_sim[1, :2] = _rz(np.radians(10)) @ q_plan[1, :2]
+    _, simulated, rel, heading = _progress(traj, coords, 2, q_plan, q_sim)
+    assert simulated == pytest.approx(planned) and rel == pytest.approx(2 * np.sin(np.radians(5)))
+    assert heading["direction_error_rad"] == pytest.approx(np.radians(10))
+    q_sim = q_plan.copy()
+    q_sim[1, 3] = 0.32
+    assert _progress(traj, coords, 2, q_plan, q_sim)[3]["relative_error"] == pytest.approx(0.2)
+    straight = SimpleNamespace(base_shift=np.array([0.1, 0, 0, 0, 0, 0.0]), stride=0.1)
+    q_sim = np.zeros((2, 6))
+    q_sim[1, :2] = [0.19, 0.05]   # sideways drift is not judged for a straight gait (as before)
+    planned, simulated, rel, heading = _progress(straight, coords, 2, q_plan * 0, q_sim)
+    assert (planned, simulated, heading) == (0.2, 0.19, None) and rel == pytest.approx(0.05)
