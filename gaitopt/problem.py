@@ -15,12 +15,13 @@ from typing import Any
 from .errors import InputError, short
 from .patterns import expand_gait
 from .robot import load_robot
-from .settings import FEASIBILITY_KEYS, Bounded, base_height, bounded as _bounded, feasibility_settings
+from .settings import (FEASIBILITY_KEYS, Bounded, base_height, bounded as _bounded, feasibility_settings,
+                       touchdown_speed)
 from .yamlio import Fields, finite_number, load_yaml, parse_yaml_text
 
 FOOT_MODES = ("swing", "flat", "heel", "toe", "stance")
 COST_TERMS = ("joule_loss", "specific_resistance", "abs_power", "torque_squared", "fri_stability",
-              "torque_rate_squared")
+              "torque_rate_squared", "impact_loss")
 TRANSCRIPTIONS = ("trapezoidal", "hermite_simpson")
 CYCLES = ("full", "half")
 CONE_TYPES = ("pyramid", "cone")
@@ -78,6 +79,7 @@ class Constraints:
     base_attitude: dict | bool | None = None   # {roll: rad, pitch: rad, yaw: rad} half-widths of the band
     knee_margin: float | bool | None = None    # rad from the straight knee (joints from robot.yaml `knees`)
     upper_body: dict | bool | None = None      # {band: rad}: waist, head, arms within ±band of standing
+    touchdown_speed: dict | None = None  # {max: m/s, along: total | normal}: touching points' speed just before impact
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,7 @@ def _constraints(f: Fields) -> Constraints:
         touchdown=c.string("touchdown", d.touchdown, allowed=TOUCHDOWNS),
         base_pitch_limit=c.number("base_pitch_limit", d.base_pitch_limit, positive=True, high=MAX_PITCH),
         base_height=base_height(c),
-        footholds=_footholds(c),
+        footholds=_footholds(c), touchdown_speed=touchdown_speed(c),
         **feasibility_settings(c, FEASIBILITY_KEYS),
     )
     c.done([k for k in Constraints.__dataclass_fields__ if k not in ("friction", "cone")] + ["friction"])

@@ -121,3 +121,22 @@ def base_height(c: Fields):
     return bounded(c, "base_height")
 
 
+
+
+TOUCHDOWN_SPEED_ALONG = ("total", "normal")
+MAX_TOUCHDOWN_SPEED = 20.0  # m/s
+
+
+def touchdown_speed(c: Fields) -> dict | None:
+    """constraints.touchdown_speed: null (no bound), a number v_max [m/s] (bound on the total
+    speed) or {max: v_max, along: total | normal} → None or {"max": v_max, "along": …}."""
+    value = c.raw("touchdown_speed", None)
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        t = c.mapping("touchdown_speed", allowed=["max", "along"])
+        out = {"max": t.number("max", positive=True, high=MAX_TOUCHDOWN_SPEED),
+               "along": t.string("along", "total", allowed=TOUCHDOWN_SPEED_ALONG)}
+        t.done(["max", "along"])
+        return out
+    return {"max": c.number("touchdown_speed", positive=True, high=MAX_TOUCHDOWN_SPEED), "along": "total"}

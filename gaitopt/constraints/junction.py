@@ -60,7 +60,8 @@ class TorqueContinuity(Constraint):
             ctx.builder.con("collocation", cur.name, row)
 
 
-def _impact_here(ctx, p) -> bool:
+def impact_here(ctx, p) -> bool:
+    """Whether points touch down with an inelastic impact at the start of phase p."""
     return bool(ctx.schedule.touchdowns(p)) and ctx.problem.constraints.touchdown == "impact"
 
 
@@ -77,7 +78,7 @@ class ImpactMap(Constraint):
         return problem.constraints.touchdown == "impact"
 
     def add_junction(self, ctx, p):
-        if not _impact_here(ctx, p):
+        if not impact_here(ctx, p):
             return
         cur, dim, B = ctx.phases[p], ctx.dim, ctx.builder
         mask = ctx.internal_mask(cur.active)[:, None]
@@ -98,6 +99,35 @@ class ImpactMap(Constraint):
             B.con("impact_friction", cur.name, friction_rows(ctx, fvecs), 0.0, np.inf)
 
 
+class TouchdownSpeed(Constraint):
+    """TouchdownSpeed: every point that touches down with an impact arrives, just before it (the
+    previous phase's last knot), at most v_max fast [m/s]: |ṗ| ≤ v_max (along: total, written
+    |ṗ|² ≤ v_max²) or −n·ṗ ≤ v_max (along: normal, n the terrain normal: the approach speed).
+    constraints.touchdown_speed: {max: v_max, along: total | normal} (a number: total). With
+    touchdown: soft the points arrive at rest anyway and no rows are added."""
+
+    term = "touchdown_speed"
+    where = ("junction",)
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return problem.constraints.touchdown_speed is not None and problem.constraints.touchdown == "impact"
+
+    def add_junction(self, ctx, p):
+        if not impact_here(ctx, p):
+            return
+        bound = ctx.problem.constraints.touchdown_speed
+        q, v = incoming(ctx, p)[:2]
+        _, vel, _ = ctx.dynamics.contact_kinematics(q, v, ca.SX.zeros(ctx.robot.nv))
+        names, vmax = ctx.contact_names, float(bound["max"])
+        for cname in ctx.schedule.touchdowns(p):
+            vc = vel[:, names.index(cname)]
+            if bound["along"] == "normal":
+                ctx.builder.con(self.term, ctx.phases[p].name, ca.dot(ca.DM(ctx.terrain.normal), vc), -vmax, np.inf)
+            else:
+                ctx.builder.con(self.term, ctx.phases[p].name, ca.sumsqr(vc[ctx.comp]), -np.inf, vmax ** 2)
+
+
 class VelocityContinuity(Constraint):
     """Junction velocities [rad/s or m/s]: v continuous across every junction without an impact
     (at a soft touchdown the touching points then arrive at rest through the phase's first-knot
@@ -107,7 +137,7 @@ class VelocityContinuity(Constraint):
     where = ("junction",)
 
     def add_junction(self, ctx, p):
-        if _impact_here(ctx, p):
+        if impact_here(ctx, p):
             return
         ctx.builder.con(_term(p), ctx.phases[p].name, ctx.phases[p].v.sym[:, 0] - incoming(ctx, p)[1])
 

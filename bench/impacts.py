@@ -1,0 +1,87 @@
+"""Impact-aware gaits (docs/modelling.md, "Impacts"): for each problem, the shipped settings and
+variants with the `impact_loss` cost term and a `touchdown_speed` bound — planned cost, largest
+touchdown speed, impact loss per distance, and in a MuJoCo replay (gaitopt.verify, 2 cycles)
+executed vs planned Joule loss and the feedback share of the joint torque. Prints a Markdown table.
+
+    python bench/impacts.py [--scale 1] [--cycles 2] [--problems biped7_heel_toe_walk solo12_trot]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+import gaitopt as go
+from gaitopt import verify
+from gaitopt.actuation import joule_coefficient
+from gaitopt.touchdowns import impact_summary
+
+PROBLEMS = ("biped7_heel_toe_walk", "bolt_walk", "solo12_trot")
+VARIANTS = {
+    "shipped": {},
+    "impact": {"constraints.touchdown": "impact"},
+    "+impact_loss": {"constraints.touchdown": "impact", "cost": {"joule_loss": 1.0, "impact_loss": 1.0}},
+    "+touchdown_speed 0.3": {"constraints.touchdown": "impact", "constraints.touchdown_speed": 0.3},
+    "+touchdown_speed 0.2": {"constraints.touchdown": "impact", "constraints.touchdown_speed": 0.2},
+    "+touchdown_speed 0.1": {"constraints.touchdown": "impact", "constraints.touchdown_speed": 0.1},
+    "no touchdown_speed": {"constraints.touchdown": "impact", "constraints.touchdown_speed": None},
+}
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def replay_figures(result, rep) -> dict:
+    """Executed and planned Joule loss per distance [J/m] (R (τ/(G K))² integrated over the
+    replay, over the simulated and the planned base advance) and the feedback share
+    RMS(τ_sim − τ_plan) / RMS(τ_plan) over all actuated joints and samples."""
+    robot, s = result.robot, rep.series
+    c = np.array([joule_coefficient(robot.actuators[j], robot.actuators[j].gear_ratio) for j in robot.actuated])
+    dt = float(np.diff(s["time"]).mean())
+    d = rep.report["distance"]
+    executed = float((s["tau_sim"] ** 2 @ c).sum() * dt / max(d["simulated_m"], 1e-9))
+    planned = float((s["tau_plan"] ** 2 @ c).sum() * dt / d["planned_m"])
+    share = float(np.sqrt(np.mean((s["tau_sim"] - s["tau_plan"]) ** 2)) / np.sqrt(np.mean(s["tau_plan"] ** 2)))
+    return {"joule_executed": executed, "joule_planned": planned, "feedback_share": share}
+
+
+def run(name: str, variant: dict, scale: float, cycles: int) -> dict:
+    problem = go.load_problem(ROOT / "problems" / f"{name}.yaml", variant)
+    problem = problem.scaled_knots(scale) if scale != 1 else problem
+    problem = problem.replace(solver=dataclasses.replace(problem.solver, print_level=0))
+    result = go.solve(problem)
+    row = {"success": result.success, "cost": result.cost, **impact_summary(result)}
+    if result.success:
+        try:
+            rep = verify.replay(result, cycles=cycles)
+        except (RuntimeError, ValueError) as err:  # a robot today's replay cannot build (issue #21, item 3)
+            return dict(row, success=False, error=f"replay: {type(err).__name__}")
+        row.update(replay_figures(result, rep), verified=rep.verified,
+                   distance_error=rep.report["distance"]["relative_error"], fell=rep.report["fell"])
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--cycles", type=int, default=2)
+    ap.add_argument("--problems", nargs="*", default=list(PROBLEMS))
+    ap.add_argument("--variants", nargs="*", default=list(VARIANTS))
+    args = ap.parse_args()
+    print("| problem | variant | solved | cost | touchdown speed [m/s] (normal) | impact loss [J/m] | "
+          "Joule executed / planned [J/m] | feedback share | distance error | verified |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name in args.problems:
+        for v in args.variants:
+            r = run(name, VARIANTS[v], args.scale, args.cycles)
+            tail = (f"{r['joule_executed']:.3g} / {r['joule_planned']:.3g} | {r['feedback_share']:.2f} | "
+                    f"{100 * r['distance_error']:.0f} %{' fell' if r['fell'] else ''} | "
+                    f"{'yes' if r['verified'] else 'no'}") if r["success"] else "– | – | – | –"
+            print(f"| {name} | {v} | {'yes' if r['success'] else 'no'} | {r['cost']:.4g} | "
+                  f"{r['touchdown_speed_m_s']:.2f} ({r['touchdown_normal_m_s']:.2f}) | "
+                  f"{r['impact_loss_J_per_m']:.3g} | {tail}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
