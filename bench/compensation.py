@@ -71,6 +71,7 @@ def main() -> None:
                                                       "hoap2_static_walk", "solo12_trot"])
     ap.add_argument("--shifts", type=float, nargs="*", default=[-0.02, -0.01, 0.0, 0.01, 0.02])
     ap.add_argument("--cycles", type=int, default=2)
+    ap.add_argument("--torques", default="recompute", help="recompute | plan (gaitopt.compensation.compensate)")
     args = ap.parse_args()
     print("| problem | CoM shift [mm] | plan: verified, distance error, feedback share, Joule exec [J/m] | "
           "compensated: verified, distance error, feedback share, Joule exec [J/m] |")
@@ -82,7 +83,8 @@ def main() -> None:
         axis = AXIS[result.robot.base]
         ok = {"plan": 0, "compensated": 0}
         for d in args.shifts:
-            comp, _ = compensate(result, Correction(offset=-d * heaviest_share(result.robot)), "com", axis)
+            comp, _ = compensate(result, Correction(offset=-d * heaviest_share(result.robot)), "com", axis,
+                                 torques=args.torques)
             cells = []
             for key, res in (("plan", result), ("compensated", comp)):
                 f = figures(res, d, axis, args.cycles)

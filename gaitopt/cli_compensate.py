@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .compensation import AXES, MAX_OFFSET, Correction, compensate
+from .compensation import AXES, MAX_OFFSET, TORQUES, Correction, compensate
 from .errors import InputError
 
 COMPENSATION_FILE = "compensation.json"
@@ -54,6 +54,8 @@ def _cmd_compensate(args) -> int:
     from . import cli  # why: the shared loading/writing helpers; cli imports this module to register it
     if args.axis not in AXES:
         raise InputError(f"unknown axis {args.axis!r}", field="--axis", allowed=list(AXES))
+    if args.torques not in TORQUES:
+        raise InputError(f"unknown choice {args.torques!r}", field="--torques", allowed=list(TORQUES))
     if Path(args.output).resolve() == Path(args.result_dir).resolve():
         raise InputError("the output would overwrite the input result directory", file=args.output, field="-o")
     cli._check_output_dir(args.output)
@@ -64,11 +66,15 @@ def _cmd_compensate(args) -> int:
                             phase=math.radians(_number(args.phase_deg, "--phase-deg", 360.0)),
                             harmonic=int(cli._positive(args.harmonic, "--harmonic", int, limit=20)),
                             samples=read_samples(args.samples, period) if args.samples else None)
-    out, report = compensate(result, correction, args.point, args.axis, hold_attitude=not args.free_attitude)
+    try:
+        out, report = compensate(result, correction, args.point, args.axis, hold_attitude=not args.free_attitude,
+                                 torques=args.torques)
+    except InputError as err:  # name the option, not the function's argument
+        raise InputError(err.message, field=f"--{err.field}", allowed=err.allowed) from None
     record = {"format": "gaitopt-compensation 1", "source": str(args.result_dir), "point": args.point,
               "axis": args.axis, "offset_m": correction.offset, "amplitude_m": correction.amplitude,
               "phase_rad": correction.phase, "harmonic": correction.harmonic, "samples": args.samples,
-              "hold_attitude": not args.free_attitude, "report": report.to_dict()}
+              "hold_attitude": not args.free_attitude, "torques": args.torques, "report": report.to_dict()}
     with cli._writing():
         paths = cli.save(out, args.output)
         (Path(args.output) / COMPENSATION_FILE).write_text(json.dumps(record, indent=2), encoding="utf-8")
@@ -95,5 +101,7 @@ def add_compensate_command(sub) -> None:
     p.add_argument("--harmonic", default="1", help="periods of the sinusoid per gait cycle (default 1)")
     p.add_argument("--samples", help="CSV of `time [s], Δp [m]` rows over one cycle, added (periodic, linear)")
     p.add_argument("--free-attitude", action="store_true", help="let the base tilt too (default: attitude held)")
+    p.add_argument("--torques", default="recompute", help="recompute (inverse dynamics of the corrected motion, "
+                                                          "default) | plan (keep the planned torques and forces)")
     p.add_argument("-o", "--output", required=True, help="output directory (not RESULT_DIR)")
     p.set_defaults(func=_cmd_compensate)

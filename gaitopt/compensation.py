@@ -152,17 +152,20 @@ def _solve_point(task: _Task, q0: np.ndarray, rows: list, dp: float, held: list 
     return q, abs(p_target - float(task.p(q)[0]))
 
 
-def jacobi_step(robot, q: np.ndarray, active: list, dp: float, point: str = "com", axis: str = "x") -> np.ndarray:
+def jacobi_step(robot, q: np.ndarray, held_points: list, dp: float, point: str = "com", axis: str = "x",
+                hold_attitude: bool = False) -> np.ndarray:
     """The first-order step Δq = N (J_p N)⁺ Δp (nv,) at posture q (nv,): J_p the task Jacobian
-    of `point` (com | base | a frame name) along `axis`, N a null-space basis of the Jacobian of
-    the contact points named in `active` (their rows along the moving axes). Δp in m."""
+    (1 × nv) of `point` (com | base | a frame name) along `axis`, N a null-space basis of the
+    Jacobian of the contact points named in `held_points` (their rows along the axes the robot
+    moves in; with hold_attitude also the base roll, pitch, yaw rows). Δp in m."""
     task = _Task(robot, point, axis)
     names = [c.name for c in robot.contacts]
-    rows = task.rows([names.index(c) for c in active])
-    Jc = np.asarray(task.contacts(q)[1])[rows]
+    rows = task.rows([names.index(c) for c in held_points])
+    held = np.vstack([np.asarray(task.contacts(q)[1])[rows],
+                      np.eye(robot.nv)[task.attitude if hold_attitude else []]])
     Jp = np.asarray(task.p(q)[1])
-    if rows:
-        u, s, vt = np.linalg.svd(Jc)
+    if len(held):
+        _, s, vt = np.linalg.svd(held)
         rank = int((s > 1e-10 * max(1.0, s.max())).sum())
         N = vt[rank:].T
     else:
@@ -221,10 +224,10 @@ class _Corrector:
         return q - q0
 
     def derivatives(self, t: float, h: float) -> tuple:
-        """(Δq, dΔq/dt, d²Δq/dt²) at t from the quadratic through Δq at c − δ, c, c + δ (δ = h/100,
+        """(Δq, dΔq/dt, d²Δq/dt²) at t from the quadratic through Δq at c − δ, c, c + δ (δ = h/1000,
         c = t moved inside the phase so the stencil does not cross its ends)."""
         t0, t1 = float(self.phase.t[0]), float(self.phase.t[-1])
-        d = 1e-2 * h
+        d = 1e-3 * h
         c = min(max(t, t0 + d), t1 - d)
         x_m, x_0, x_p = (self.dq(c + s * d) for s in (-1, 0, 1))
         acc = (x_p - 2 * x_0 + x_m) / d ** 2
@@ -275,8 +278,8 @@ def _dynamics(robot, task, corr, tally, new, old, normal, knot: bool = True) -> 
         f1, t1, res = _forces_and_torques(robot, task, new[0][i], new[1][i], new[2][i], f_old, corr.active_idx)
         f0, t0, _ = _forces_and_torques(robot, task, old[0][i], old[1][i], old[2][i], f_old, corr.active_idx)
         tally.point(robot, task, corr, new[0][i], old[0][i], f1, res, normal, knot)
-        fs.append(f_old + f1 - f0)
-        taus.append(tau_old + t1 - t0)
+        fs.append(f_old + (f1 - f0))
+        taus.append(tau_old + (t1 - t0))
     return np.array(fs), np.array(taus)
 
 
@@ -315,8 +318,16 @@ def _corrected_phase(robot, task, traj, p: PhaseTrajectory, correction, tally, n
     return PhaseTrajectory(p.name, p.t.copy(), q, v, a, tau, f, dict(p.modes), mid)
 
 
+TORQUES = ("recompute", "plan")
+
+
+def _with_plan_torques(new: PhaseTrajectory, old: PhaseTrajectory) -> PhaseTrajectory:
+    mid = None if new.mid is None else dict(new.mid, tau=old.mid["tau"], f=old.mid["f"])
+    return replace(new, tau=old.tau, f=old.f, mid=mid)
+
+
 def compensate(result, correction: Correction, point: str = "com", axis: str = "x",
-               hold_attitude: bool = True) -> tuple:
+               hold_attitude: bool = True, torques: str = "recompute") -> tuple:
     """Jacobi compensation of a solved gait (module docstring).
 
     result: a `gaitopt.result.Result` (from `gaitopt.solve` or `gaitopt.export.load_result`);
@@ -335,8 +346,12 @@ def compensate(result, correction: Correction, point: str = "com", axis: str = "
     from .constraints.base import Terrain  # why: the terrain normal of the friction check only
     normal = Terrain(float(result.problem.slope)).normal
     tally = _Tally()
+    if torques not in TORQUES:
+        raise InputError(f"unknown choice {torques!r}", field="torques", allowed=TORQUES)
     phases = tuple(_corrected_phase(robot, task, traj, p, correction, tally, normal, hold_attitude)
                    for p in traj.phases)
+    if torques == "plan":
+        phases = tuple(_with_plan_torques(n, o) for n, o in zip(phases, traj.phases))
     new = replace(traj, phases=phases)
     joints = robot.actuated_index
     change = max(float(np.abs(n.q[:, joints] - o.q[:, joints]).max()) for n, o in zip(new.phases, traj.phases))
