@@ -18,15 +18,15 @@ from gaitopt import verify
 from gaitopt.actuation import joule_coefficient
 from gaitopt.touchdowns import impact_summary
 
-PROBLEMS = ("biped7_heel_toe_walk", "bolt_walk", "solo12_trot")
+PROBLEMS = ("biped7_heel_toe_walk", "bolt_walk", "solo12_trot", "anymal_c_trot")
+IMPACT = {"constraints.touchdown": "impact", "constraints.touchdown_speed": None}
 VARIANTS = {
     "shipped": {},
-    "impact": {"constraints.touchdown": "impact"},
-    "+impact_loss": {"constraints.touchdown": "impact", "cost": {"joule_loss": 1.0, "impact_loss": 1.0}},
-    "+touchdown_speed 0.3": {"constraints.touchdown": "impact", "constraints.touchdown_speed": 0.3},
-    "+touchdown_speed 0.2": {"constraints.touchdown": "impact", "constraints.touchdown_speed": 0.2},
-    "+touchdown_speed 0.1": {"constraints.touchdown": "impact", "constraints.touchdown_speed": 0.1},
-    "no touchdown_speed": {"constraints.touchdown": "impact", "constraints.touchdown_speed": None},
+    "impact, no bound": IMPACT,
+    "+impact_loss": {**IMPACT, "cost": {"joule_loss": 1.0, "impact_loss": 1.0}},
+    "touchdown_speed 0.3": {**IMPACT, "constraints.touchdown_speed": 0.3},
+    "touchdown_speed 0.2": {**IMPACT, "constraints.touchdown_speed": 0.2},
+    "touchdown_speed 0.1": {**IMPACT, "constraints.touchdown_speed": 0.1},
 }
 
 ROOT = Path(__file__).resolve().parent.parent

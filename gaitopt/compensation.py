@@ -74,7 +74,8 @@ class CompensationReport:
     position [m], the largest residual of the unactuated rows after re-solving the forces
     [N or N·m] (non-zero where no contact can supply it, e.g. in flight), the largest tangential
     / normal force ratio of a foot in contact (≤ μ inside the cone), the largest |Δq| of an
-    actuated joint [rad or m]."""
+    actuated joint [rad or m], and how far the corrected joint positions go beyond the robot's
+    joint limits (0 when inside) [rad or m]."""
 
     point: str
     axis: str
@@ -84,6 +85,7 @@ class CompensationReport:
     base_residual: float
     friction_ratio: float
     max_joint_change: float
+    limit_excess: float = 0.0
     notes: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -355,8 +357,12 @@ def compensate(result, correction: Correction, point: str = "com", axis: str = "
     new = replace(traj, phases=phases)
     joints = robot.actuated_index
     change = max(float(np.abs(n.q[:, joints] - o.q[:, joints]).max()) for n, o in zip(new.phases, traj.phases))
+    lo, hi = (np.asarray(x, float)[joints] for x in (robot.model.lowerPositionLimit, robot.model.upperPositionLimit))
+    excess = max(float(np.maximum(np.maximum(p.q[:, joints] - hi, lo - p.q[:, joints]), 0.0).max()) for p in phases)
     report = CompensationReport(point, axis, largest, tally.task_error, tally.drift, tally.residual,
-                                tally.friction, change)
+                                tally.friction, change, excess)
+    if excess > 0:
+        report.notes.append(f"joint positions beyond the robot's limits by up to {excess:.3g}: limit_excess")
     if tally.residual > 1e-6:
         report.notes.append("the unactuated rows are not balanced everywhere: the contacts cannot supply the "
                             "change (a point or line contact cannot take the moment of a moved CoM; flight "
