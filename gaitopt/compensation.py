@@ -219,19 +219,26 @@ class _Corrector:
         self.held = task.rows(range(len(names)))
         self.errors = [0.0]
 
-    def dq(self, t: float) -> np.ndarray:
-        q0 = self.traj.sample_phase(self.phase.name, [t])["q"][0]
+    def q_plan(self, t: float) -> np.ndarray:
+        return self.traj.sample_phase(self.phase.name, [t])["q"][0]
+
+    def dq(self, t: float, offset=0.0) -> np.ndarray:
+        """Δq at time t of the plan's path moved by `offset` (nv,) (see `derivatives`)."""
+        q0 = self.q_plan(t) + offset
         q, err = _solve_point(self.task, q0, self.held, self.correction(t, self.traj.period), self.coords)
         self.errors.append(err)
         return q - q0
 
-    def derivatives(self, t: float, h: float) -> tuple:
+    def derivatives(self, t: float, h: float, q_at_t: np.ndarray) -> tuple:
         """(Δq, dΔq/dt, d²Δq/dt²) at t from the quadratic through Δq at c − δ, c, c + δ (δ = h/1000,
-        c = t moved inside the phase so the stencil does not cross its ends)."""
+        c = t moved inside the phase so the stencil does not cross its ends), on the plan's path
+        moved to pass through q_at_t at t (a Hermite–Simpson midpoint variable differs from the
+        interpolant there by the rule's own error; the correction must be the midpoint's)."""
         t0, t1 = float(self.phase.t[0]), float(self.phase.t[-1])
         d = 1e-3 * h
         c = min(max(t, t0 + d), t1 - d)
-        x_m, x_0, x_p = (self.dq(c + s * d) for s in (-1, 0, 1))
+        offset = q_at_t - self.q_plan(t)
+        x_m, x_0, x_p = (self.dq(c + s * d, offset) for s in (-1, 0, 1))
         acc = (x_p - 2 * x_0 + x_m) / d ** 2
         slope = (x_p - x_m) / (2 * d)
         return x_0 + slope * (t - c) + 0.5 * acc * (t - c) ** 2, slope + acc * (t - c), acc
@@ -258,7 +265,7 @@ def _states(corr, times, h, q_plan, v_plan) -> tuple:
     """(q', v', Δa) at `times` of the corrector's phase: q' = q + Δq; v' = v + Δv with Δv
     corrected so that every contact point keeps its planned velocity, J(q') v' = J(q) v (at
     rest in stance, the planned swing velocity in swing); Δa = d²Δq/dt²."""
-    d = [corr.derivatives(float(t), h) for t in times]
+    d = [corr.derivatives(float(t), h, qp) for t, qp in zip(times, q_plan)]
     q = q_plan + np.array([x[0] for x in d])
     v = []
     for qn, qo, vo, x in zip(q, q_plan, v_plan, d):

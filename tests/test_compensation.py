@@ -173,3 +173,26 @@ def test_cli_writes_a_new_result_and_refuses_bad_input(static_walk, tmp_path):
     proc = _cli("compensate", src, "--offset", "0.01", "-o", src)
     assert proc.returncode == 2 and "overwrite" in proc.stderr
     assert _digest(src) == before
+
+
+def test_hermite_simpson_midpoints_are_corrected_too():
+    """Hermite–Simpson keeps its midpoint states: they are corrected like the knots (the CoM
+    1 cm ahead, the stance points where planned), and Δp = 0 returns the plan exactly."""
+    problem = go.load_problem(STATIC, {"transcription": "hermite_simpson"}).scaled_knots(0.5)
+    result = go.solve(problem, print_level=0)
+    assert result.success, result.message
+    robot = result.robot
+    model, data = robot.model, robot.model.createData()
+    same, _ = compensate(result, Correction(), "com", "x")
+    out, report = compensate(result, Correction(offset=0.01), "com", "x")
+    assert report.contact_drift < 1e-9
+    for new, old, zero in zip(out.trajectory.phases, result.trajectory.phases, same.trajectory.phases):
+        for key in ("q", "v", "a", "tau", "f"):
+            assert np.array_equal(zero.mid[key], old.mid[key])
+        stance = [i for i, c in enumerate(robot.contacts) if c.name in active_points(robot, new.modes)]
+        for k in range(len(new.t) - 1):
+            com = _com(model, data, new.mid["q"][k]) - _com(model, data, old.mid["q"][k])
+            assert com[0] == pytest.approx(0.01, abs=1e-9)
+            feet = (_point_positions(model, data, robot, new.mid["q"][k])
+                    - _point_positions(model, data, robot, old.mid["q"][k]))
+            assert np.abs(feet[stance][:, [0, 2]]).max() < 1e-9
