@@ -11,11 +11,9 @@ import argparse
 import dataclasses
 from pathlib import Path
 
-import numpy as np
 
 import gaitopt as go
 from gaitopt import verify
-from gaitopt.actuation import joule_coefficient
 from gaitopt.touchdowns import impact_summary
 
 PROBLEMS = ("biped7_heel_toe_walk", "bolt_walk", "solo12_trot", "anymal_c_trot")
