@@ -31,7 +31,7 @@ def read_samples(path: str, period: float) -> tuple:
     [0, period). Returns (times, values); InputError naming the file otherwise."""
     p = Path(path)
     if not p.is_file():
-        raise InputError("no such file", file=path, field="--samples")
+        raise InputError("no such file" if not p.exists() else "not a regular file", file=path, field="--samples")
     try:
         data = np.loadtxt(p, delimiter=",", comments="#", ndmin=2, max_rows=MAX_SAMPLES + 1)
     except (ValueError, OSError, UnicodeDecodeError) as err:
@@ -70,7 +70,8 @@ def _cmd_compensate(args) -> int:
         out, report = compensate(result, correction, args.point, args.axis, hold_attitude=not args.free_attitude,
                                  torques=args.torques)
     except InputError as err:  # name the option, not the function's argument
-        raise InputError(err.message, field=f"--{err.field}", allowed=err.allowed) from None
+        field = "--offset + --amplitude + --samples" if err.field == "correction" else f"--{err.field}"
+        raise InputError(err.message, field=field, allowed=err.allowed) from None
     record = {"format": "gaitopt-compensation 1", "source": str(args.result_dir), "point": args.point,
               "axis": args.axis, "offset_m": correction.offset, "amplitude_m": correction.amplitude,
               "phase_rad": correction.phase, "harmonic": correction.harmonic, "samples": args.samples,
