@@ -3,25 +3,28 @@
 Seed 004 of the source papers made its real biped walk only after modifying the planned joint
 trajectories so that a chosen task coordinate p (the hip's lateral position, the CoM, …) moves
 by a correction Δp(t): Δq = J⁺ Δp. Here J is the task Jacobian restricted to the motions that
-keep the stance contact points where they are: with J_c the Jacobian of the points in contact
-and N a basis of its null space,
+keep the contact points where they are: with J_c the Jacobian of the held points (and of the
+base attitude, when held) and N a basis of its null space,
 
     Δq = N (J_p N)⁺ Δp          (minimum-norm Δq with J_c Δq = 0 and J_p Δq = Δp)
 
-which is the minimum-norm solution of the stacked system [J_c; J_p] Δq = [0; Δp]. Δq spans all
-coordinates (base and joints): the floating base moves as the joints carry it over the fixed
-feet. That is the first-order step; `compensate` then repeats it (Gauss–Newton on the same
-stacked system) until the contact points are back at their planned positions and p at its
-target to 1e-10 m, so the feet do not drift by the second-order term of a centimetre offset.
+the minimum-norm solution of the stacked system [J_c; J_p] Δq = [0; Δp] (`jacobi_step`). Δq
+spans all coordinates (base and joints): the floating base moves as the joints carry it over the
+fixed feet. `compensate` holds every contact point — the stance points on the ground, the swing
+feet on their planned paths, so they land where planned and the posture does not jump at a
+touchdown — and repeats the step (Gauss–Newton on the same stacked system) until the points are
+back at their planned positions and p at its target to 1e-13 m, so the feet do not drift by the
+second-order term of a centimetre offset.
 
 The corrected trajectory keeps the plan's timing and contact schedule. Velocities and
-accelerations come from differentiating the corrected motion in time (central differences of
-Δq(t) = q'(t) − q(t) on the plan's interpolant, one-sided at phase ends, so velocity jumps at
-impacts stay where they were), stance points' velocities projected to exactly zero. Torques are
-recomputed by inverse dynamics: the contact forces are re-solved as the smallest change of the
-planned ones that balances the unactuated (base) rows of the equations of motion — a moved CoM
-needs a moved centre of pressure — and the joint torques follow from the actuated rows. The
-friction cone is not re-imposed: `CompensationReport.friction_ratio` says how close it comes.
+accelerations come from differentiating Δq(t) = q'(t) − q(t) in time on the plan's interpolant
+(differences inside each phase, so velocity jumps at impacts stay where they were), every
+contact point keeping its planned velocity. Torques are recomputed by inverse dynamics: the
+contact forces are re-solved as the smallest change of the planned ones that balances the
+unactuated (base) rows of the equations of motion — a moved CoM needs a moved centre of pressure —
+and the joint torques follow from the actuated rows; the change is added to the plan's values,
+so Δp = 0 returns the plan exactly. Not re-imposed: the friction cone, joint and torque limits,
+the impact map (`CompensationReport` says how far off they are). docs/compensation.md.
 """
 from __future__ import annotations
 
