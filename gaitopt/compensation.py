@@ -24,7 +24,8 @@ contact forces are re-solved as the smallest change of the planned ones that bal
 unactuated (base) rows of the equations of motion — a moved CoM needs a moved centre of pressure —
 and the joint torques follow from the actuated rows; the change is added to the plan's values,
 so Δp = 0 returns the plan exactly. Not re-imposed: the friction cone, joint and torque limits,
-the impact map (`CompensationReport` says how far off they are). docs/compensation.md.
+the impact map (`CompensationReport` gives the friction ratio and the joint-limit excess).
+docs/compensation.md.
 """
 from __future__ import annotations
 
