@@ -15,6 +15,7 @@ from typing import Any
 from .errors import InputError, short
 from .patterns import expand_gait
 from .robot import load_robot
+from .terrain_io import read_terrain
 from .settings import FEASIBILITY_KEYS, Bounded, base_height, bounded as _bounded, feasibility_settings
 from .yamlio import Fields, finite_number, load_yaml, parse_yaml_text
 
@@ -112,7 +113,7 @@ class Problem:
     robot: robot folder name or path; phases: ordered gait phases; cycle: full | half (the
     second half is the first one mirrored left/right); speed [m/s] and stride [m] (base advance
     over the full cycle) as `Bounded` or None (free); slope [rad] (terrain about world y, uphill
-    towards +x); cost: term → weight; transcription: trapezoidal | hermite_simpson.
+    towards +x); terrain: other ground (gaitopt.terrain_io canonical form) or None; cost: term → weight; transcription: trapezoidal | hermite_simpson.
     """
 
     robot: str
@@ -122,6 +123,7 @@ class Problem:
     stride: Bounded | None = None
     slope: float = 0.0
     constraints: Constraints = Constraints()
+    terrain: dict | None = None  # steps, stairs or a height map (gaitopt.terrain_io), else the plane
     cost: dict = field(default_factory=lambda: {"joule_loss": 1.0})
     transcription: str = "trapezoidal"
     solver: SolverOptions = SolverOptions()
@@ -351,14 +353,12 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
     phases = tuple(_phase(f, i, p) for i, p in enumerate(raw_phases))
     g.done(["cycle", "phases"])
 
-    terrain = f.mapping("terrain", {}, allowed=["slope_deg"])
-    slope_deg = terrain.number("slope_deg", 0.0, low=-30.0, high=30.0)
-    terrain.done(["slope_deg"])
+    slope, terrain = read_terrain(f)
     cons, cost, solver = _constraints(f), _cost(f), _solver(f)
     problem = Problem(
         robot=robot, phases=phases, cycle=cycle,
         speed=_bounded(f, "speed"), stride=_stride(f, cycle),
-        slope=slope_deg * 3.141592653589793 / 180.0, constraints=cons, cost=cost,
+        slope=slope, terrain=terrain, constraints=cons, cost=cost,
         transcription=f.string("transcription", "trapezoidal", allowed=TRANSCRIPTIONS),
         solver=solver, name=f.string("name", Path(source).stem), description=f.string("description", ""),
         source=source, design=_design(f),
@@ -388,13 +388,20 @@ def _record_as_file(r: dict) -> dict:
                "duration": bounded(p["duration"])} for p in r["phases"]]
     data = {"robot": r["robot"], "gait": {"cycle": r["cycle"], "phases": phases},
             "speed": bounded(r["speed"]), "stride": bounded(r["stride"]),
-            "terrain": {"slope_deg": float(r["slope"]) * 180.0 / 3.141592653589793}, "constraints": cons, "cost": dict(r["cost"]),
+            "terrain": _record_terrain(r), "constraints": cons, "cost": dict(r["cost"]),
             "transcription": r["transcription"], "solver": dict(r["solver"]),
             "name": r["name"], "description": r["description"]}
     if r.get("design"):
         data["design"] = {"gear_ratio": {g["name"]: {"joints": list(g["joints"]), **bounded(g["bounds"])}
                                          for g in r["design"]}}
     return data
+
+
+def _record_terrain(r: dict) -> dict:
+    """The problem-file `terrain` section of a record (older records: the slope only)."""
+    if r.get("terrain"):
+        return dict(r["terrain"])
+    return {"slope_deg": float(r["slope"]) * 180.0 / 3.141592653589793}
 
 
 def problem_from_record(record: dict, file: str = "<record>") -> Problem:

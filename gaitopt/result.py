@@ -8,6 +8,7 @@ import numpy as np
 
 from .cycle import cycle_shift, mirror_contact_forces, mirror_coordinates, mirror_torques
 from .nlp import Layout, forces_from_variables
+from .terrain_io import periodic_slope
 from .trajectory import PhaseTrajectory, Trajectory
 
 
@@ -110,7 +111,7 @@ def build_trajectory(tr, x: np.ndarray) -> tuple[Trajectory, dict]:
                                       dict(ps.modes), mid))
         t0 += float(T)
     T_part = t0
-    shift = cycle_shift(robot.coordinates, problem.slope)
+    shift = cycle_shift(robot.coordinates, periodic_slope(problem))
     if half:
         half_shift = shift * stride / 2
         second = []

@@ -5,6 +5,7 @@ import casadi as ca
 import numpy as np
 
 from ..cycle import cycle_shift, mirror_coordinates, mirror_force_variables, mirror_torques
+from ..terrain_io import periodic_slope
 from .base import Constraint
 from .contact import foot_forces, friction_rows
 
@@ -21,7 +22,7 @@ def incoming(ctx, p) -> tuple:
             q, v = mirror_coordinates(ctx.robot, q), mirror_coordinates(ctx.robot, v)
             u = mirror_torques(ctx.robot, u)
             f, active = mirror_force_variables(ctx.robot, f, active, ctx.comp)
-        q = q - ca.DM(cycle_shift(ctx.robot.coordinates, ctx.problem.slope)) * ctx.distance
+        q = q - ca.DM(cycle_shift(ctx.robot.coordinates, periodic_slope(ctx.problem))) * ctx.distance
     return q, v, u, f, active
 
 
@@ -94,8 +95,13 @@ class ImpactMap(Constraint):
                 JT += J[3 * ci + ax, :].T * lam.sym[dim * i + j]
         dv = cur.v.sym[:, 0] - incoming(ctx, p)[1]
         B.con(self.term, cur.name, ctx.dynamics.mass_matrix(q0) @ dv + ctx.rotor_correction(dv) - JT)
-        for fvecs in foot_forces(ctx, lam.sym, cur.active):
-            B.con("impact_friction", cur.name, friction_rows(ctx, fvecs), 0.0, np.inf)
+        pos = None
+        if not ctx.terrain.planar:  # the cone about the ground's normal at each foothold
+            z = ca.SX.zeros(ctx.robot.nv, 1)
+            pos = ctx.dynamics.contact_kinematics(q0, z, z)[0]
+        for fvecs, i in foot_forces(ctx, lam.sym, cur.active):
+            frame = None if pos is None else ctx.terrain.frame_at(pos, names.index(cur.active[i]))
+            B.con("impact_friction", cur.name, friction_rows(ctx, fvecs, frame), 0.0, np.inf)
 
 
 class VelocityContinuity(Constraint):

@@ -15,6 +15,7 @@ from ..cycle import cycle_shift
 from ..errors import InputError
 from ..problem import problem_from_record
 from ..result import Result
+from ..terrain_io import periodic_slope
 from ..robot import robot_of
 from ..trajectory import Trajectory
 from .atomic import atomic_open, atomic_write_text
@@ -97,7 +98,7 @@ def _modes_by_phase(problem, robot) -> dict:
 def _trajectory_from_csv(path: Path, problem, robot, table=None) -> Trajectory:
     meta, cols = table if table is not None else read_trajectory_csv(path)
     contacts = [c.name for c in robot.contacts]
-    shift = cycle_shift(robot.coordinates, problem.slope)
+    shift = cycle_shift(robot.coordinates, periodic_slope(problem))
     stride = float(meta["stride"])
     if not METHODS[problem.transcription].knot_table_exact:
         warnings.warn(f"{path}: no {KNOTS_FILE} next to it; {problem.transcription} midpoint torques and forces "

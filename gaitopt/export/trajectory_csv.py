@@ -13,6 +13,7 @@ import numpy as np
 import pinocchio
 
 from ..errors import InputError
+from ..terrain_io import periodic_slope, surface_of
 from ..trajectory import Trajectory
 from ..version import __version__
 from .atomic import atomic_open
@@ -39,7 +40,15 @@ def header(result) -> dict:
         "versions": {"gaitopt": __version__, "casadi": casadi.__version__, "pinocchio": pinocchio.__version__},
         "units": {"time": "s", "q": "m (base_x, base_y, base_z) or rad", "v": "m/s or rad/s",
                   "a": "m/s^2 or rad/s^2", "tau": "N*m (N for prismatic joints)", "f": "N, world frame"},
+        "terrain": terrain_header(problem),
     }
+
+
+def terrain_header(problem) -> dict:
+    """The header's `terrain`: enough to rebuild the ground (docs/formats.md): the plane's slope,
+    the base's periodic rise as a slope, and the surface (`gaitopt.terrain_io.surface_from_description`)."""
+    return {"slope_rad": float(problem.slope), "periodic_slope_rad": periodic_slope(problem),
+            "surface": surface_of(problem).describe()}
 
 
 def knot_columns(coordinates, actuated, contact_names) -> list:

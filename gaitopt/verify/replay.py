@@ -7,7 +7,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..schedule import active_points
-from .judge import base_height, judge
+from ..terrain_io import base_height_above_ground, surface_of
+from .judge import judge
 from .settings import ReplaySettings, load_mujoco
 from .sim_model import build_model
 
@@ -39,7 +40,7 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings())
     slope = float(problem.slope)
     q0, v0 = traj.phases[0].q[0], traj.phases[0].v[0]
     sim = build_model(robot, slope=slope, friction=float(problem.constraints.friction), traj=traj,
-                      settings=settings, q_gains=q0)
+                      settings=settings, q_gains=q0, surface=surface_of(problem))
     dt = settings.timestep
     n = int(round(cycles * traj.period / dt))
     t = np.arange(n + 1) * dt
@@ -69,7 +70,7 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings())
     pts = np.zeros((n + 1, nc, 3))
     act_ids = np.arange(len(robot.actuated))
     fell_at = None
-    h_plan = base_height(ref["q"], coords, slope)
+    h_plan = base_height_above_ground(problem, robot, ref["q"])
     tilt_idx = [coords.index(c) for c in ("base_pitch", "base_roll") if c in coords]
     tilt_plan = float(np.abs(ref["q"][:, tilt_idx]).max())
     last = n
@@ -79,7 +80,7 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings())
         mj.mj_step1(sim.model, sim.data)
         q_sim[k] = sim.data.qpos[sim.qpos]
         pts[k] = sim.points()
-        h = base_height(q_sim[k], coords, slope)
+        h = base_height_above_ground(problem, robot, q_sim[k])
         if not np.all(np.isfinite(q_sim[k])) or h < settings.fall_height_fraction * h_plan.min() \
                 or np.abs(q_sim[k, tilt_idx]).max() > tilt_plan + settings.fall_tilt:
             fell_at, last = float(t[k]), k

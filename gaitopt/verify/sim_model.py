@@ -232,16 +232,25 @@ def _new_spec(mj, robot, settings: ReplaySettings):
     return spec, root, child_of
 
 
-def _add_ground(mj, spec, robot, root, child_of, traj, slope, friction, settings) -> tuple:
-    """The floor plane and a contact sphere (and a site) per contact point. Returns (ground
-    normal, ground tangents, foot geom name → contact point index)."""
-    c, s = np.cos(slope), np.sin(slope)
-    normal = np.array([-s, 0.0, c])
-    tangents = np.array([[c, 0.0, s], [0.0, 1.0, 0.0]])
-    floor = spec.worldbody.add_geom(name="floor", type=mj.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1])
-    floor.quat = [np.cos(-slope / 2), 0.0, np.sin(-slope / 2), 0.0]
-    floor.contype, floor.conaffinity = 1, 2          # touches the feet only
-    floor.friction = [friction, 0.005, 0.0001]
+def _add_ground(mj, spec, robot, root, child_of, traj, slope, friction, settings, surface=None) -> tuple:
+    """The ground — the floor plane (tilted on slopes), boxes for steps, a height field for a
+    height map (`_add_terrain`) — and a contact sphere (and a site) per contact point. Returns
+    (ground normal, ground tangents, foot geom name → contact point index): off a plane the
+    vertical and the horizontal axes (what slips are measured along)."""
+    if surface is None or getattr(surface, "kind", "plane") == "plane":
+        slope = slope if surface is None else surface.slope
+        c, s = np.cos(slope), np.sin(slope)
+        normal = np.array([-s, 0.0, c])
+        tangents = np.array([[c, 0.0, s], [0.0, 1.0, 0.0]])
+        floor = spec.worldbody.add_geom(name="floor", type=mj.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1])
+        floor.quat = [np.cos(-slope / 2), 0.0, np.sin(-slope / 2), 0.0]
+        floors = [floor]
+    else:
+        normal, tangents = np.array([0.0, 0.0, 1.0]), np.eye(3)[:2]
+        floors = _add_terrain(mj, spec, surface)
+    for floor in floors:
+        floor.contype, floor.conaffinity = 1, 2          # touches the feet only
+        floor.friction = [friction, 0.005, 0.0001]
 
     offsets = _contact_offsets(robot, traj, normal) if traj is not None else \
         [np.array([0.0, 0.0, 1.0])] * len(robot.contacts)
@@ -264,6 +273,38 @@ def _add_ground(mj, spec, robot, root, child_of, traj, slope, friction, settings
         g.solimp = list(settings.solimp)
         foot_geom_names[g.name] = ci
     return normal, tangents, foot_geom_names
+
+
+TERRAIN_EXTENT = ((-2.0, 4.0), (-1.0, 1.0))   # [m] x and y range of boxes and height fields
+HFIELD_RESOLUTION = 0.005                       # [m] height-field sample spacing
+
+
+def _add_terrain(mj, spec, surface) -> list:
+    """Geoms of a `gaitopt.terrain` surface: one box per tread of steps (the true, sharp
+    edges), or a height field sampling a height map's surface every HFIELD_RESOLUTION."""
+    (x0, x1), (y0, y1) = TERRAIN_EXTENT
+    if surface.kind == "steps":
+        edges = [x0] + list(surface.edges) + [x1]
+        levels = [0.0] + list(surface.levels)
+        bottom = min(levels) - 0.1
+        out = []
+        for i, (a, b, z) in enumerate(zip(edges[:-1], edges[1:], levels)):
+            g = spec.worldbody.add_geom(name=f"tread_{i}", type=mj.mjtGeom.mjGEOM_BOX,
+                                        size=[(b - a) / 2, (y1 - y0) / 2, (z - bottom) / 2],
+                                        pos=[(a + b) / 2, (y0 + y1) / 2, (z + bottom) / 2])
+            out.append(g)
+        return out
+    nx, ny = int(round((x1 - x0) / HFIELD_RESOLUTION)) + 1, int(round((y1 - y0) / HFIELD_RESOLUTION)) + 1
+    xs, ys = np.linspace(x0, x1, nx), np.linspace(y0, y1, ny)
+    z = surface.height(xs[None, :], ys[:, None])       # rows along y, columns along x (MuJoCo's order)
+    lo, hi = float(z.min()), float(z.max())
+    span = max(hi - lo, 1e-6)
+    base = 0.05
+    hf = spec.add_hfield(name="terrain", size=[(x1 - x0) / 2, (y1 - y0) / 2, span, base], nrow=ny, ncol=nx)
+    hf.userdata = ((z - lo) / span).ravel().tolist()
+    g = spec.worldbody.add_geom(name="floor", type=mj.mjtGeom.mjGEOM_HFIELD, hfieldname="terrain",
+                                pos=[(x0 + x1) / 2, (y0 + y1) / 2, lo])
+    return [g]
 
 
 def _pd_gains(robot, q_gains, settings: ReplaySettings) -> tuple:
@@ -297,10 +338,12 @@ def _add_actuators(mj, spec, robot, kp, kd) -> None:
 
 
 def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
-                settings: ReplaySettings = ReplaySettings(), q_gains=None, check: bool = True) -> SimModel:
+                settings: ReplaySettings = ReplaySettings(), q_gains=None, check: bool = True,
+                surface=None) -> SimModel:
     """Build `robot` in MuJoCo from its URDF (`gaitopt.verify` says what is changed).
 
-    slope [rad] tilts the floor about world y (uphill towards +x); friction: μ of every foot
+    slope [rad] tilts the floor about world y (uphill towards +x); surface: a `gaitopt.terrain`
+    surface instead (steps as boxes, a height map as a height field); friction: μ of every foot
     contact; traj: the planned Trajectory (contact spheres are placed for the foot orientation
     at each point's first planned stance); q_gains: posture (nq,) for the PD gains (default the
     standing posture). check: compare the mass matrix and contact points with Pinocchio at
@@ -309,7 +352,7 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
     mj = load_mujoco()
     spec, root, child_of = _new_spec(mj, robot, settings)
     normal, tangents, foot_geom_names = _add_ground(mj, spec, robot, root, child_of, traj, slope, friction,
-                                                    settings)
+                                                    settings, surface)
     q_gains = robot.standing_q if q_gains is None else np.asarray(q_gains, float)
     kp, kd, kp_stance, kd_stance, joint_feet = _pd_gains(robot, q_gains, settings)
     _add_actuators(mj, spec, robot, kp, kd)
