@@ -146,6 +146,10 @@ class Steps(Surface):
     def envelope(self, x, y):
         return self._sum(x, ENVELOPE_SHIFT * self.smoothing)
 
+    def envelope_slope(self, x):
+        """∂(envelope)/∂x [m/m]."""
+        return self._sum(x, ENVELOPE_SHIFT * self.smoothing, deriv=True)
+
     def exact_height(self, x, y):
         x = np.asarray(x, float)
         idx = np.searchsorted(np.asarray(self.edges), x, side="right")

@@ -174,8 +174,11 @@ class ContactGround(Constraint):
 
     @staticmethod
     def _flat_footholds(ctx, p, pos, points):
-        """On steps: a foothold's smoothed-surface slope |∂h/∂x| ≤ FOOTHOLD_GRADE, which keeps it
-        on a tread, ≥ about 2.7 smoothing widths from an edge (not on the smoothed riser)."""
+        """On steps: a foothold's smoothed-surface slope |∂h/∂x| ≤ FOOTHOLD_GRADE, and that of the
+        swing-clearance envelope too, which keeps it on a tread: ≥ about 2.2 smoothing widths from
+        an edge (not on the smoothed riser) and ≥ about 5.2 widths before an up edge (so that its
+        next swing starts on, not under, the envelope: clearance fades from the lift-off height,
+        and from under the envelope it would let the foot through the riser)."""
         surface = ctx.terrain.surface
         if getattr(surface, "kind", "") != "steps":
             return
@@ -183,4 +186,5 @@ class ContactGround(Constraint):
         for cname in points:
             ci = names.index(cname)
             hx, _ = surface.gradient(pos[0, ci], pos[1, ci])
-            ctx.builder.con("foothold_grade", ctx.phases[p].name, hx, -FOOTHOLD_GRADE, FOOTHOLD_GRADE)
+            rows = ca.vertcat(hx, surface.envelope_slope(pos[0, ci]))
+            ctx.builder.con("foothold_grade", ctx.phases[p].name, rows, -FOOTHOLD_GRADE, FOOTHOLD_GRADE)
