@@ -166,3 +166,22 @@ def test_mujoco_ground_matches_the_surface(name):
         want = s.exact_height(x, y) if name == "stair" else s.height(x, y)
         # the height field is piecewise linear between 5 mm samples: 1 mm on this very rough test map
         assert 1.0 - d == pytest.approx(float(want), abs=1e-3), (x, y)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("terrain", [
+    "{stairs: {rise: 0.03, run: 0.13, count: 0}}",
+    "{height_map: {spacing: [0.1, 0.1], heights: [[0, .nan], [0, 0]]}}",
+    "{stairs: {rise: 0.03, run: 0.1, count: 12, start_x: -0.6}}",     # does not repeat with the stride
+])
+def test_cli_bad_terrain_exit_2(terrain, tmp_path, capsys):
+    from gaitopt.cli import main
+    text = (go.__path__[0] + "/../problems/solo12_stairs.yaml")
+    lines = [ln for ln in open(text, encoding="utf-8").read().splitlines() if not ln.startswith(("  stairs", "  smoothing"))]
+    body = "\n".join(ln if ln != "terrain:" else f"terrain: {terrain}" for ln in lines)
+    path = tmp_path / "bad.yaml"
+    path.write_text(body, encoding="utf-8")
+    code = main(["solve", str(path), "-o", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith("gaitopt: ") and "bad.yaml" in err and "terrain" in err and len(err.strip().splitlines()) == 1
