@@ -123,7 +123,6 @@ class Problem:
     stride: Bounded | None = None
     slope: float = 0.0
     constraints: Constraints = Constraints()
-    terrain: dict | None = None  # steps, stairs or a height map (gaitopt.terrain_io), else the plane
     cost: dict = field(default_factory=lambda: {"joule_loss": 1.0})
     transcription: str = "trapezoidal"
     solver: SolverOptions = SolverOptions()
@@ -131,6 +130,7 @@ class Problem:
     description: str = ""
     source: str | None = None  # file the problem came from (for messages)
     design: tuple = ()  # GearDesign items: gear ratios optimised with the gait (co-design)
+    terrain: dict | None = None  # steps, stairs or a height map (gaitopt.terrain_io), else the plane
 
     def replace(self, **changes) -> "Problem":
         """A new problem with some fields changed; `cost` may be a term name or a dict."""

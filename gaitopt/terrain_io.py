@@ -21,6 +21,7 @@ from .yamlio import Fields
 KINDS = ("slope_deg", "stairs", "steps", "height_map")
 MAX_STEPS = 200
 MAX_HEIGHT = 10.0  # [m] of any step or map height
+MAX_MAP_NODES = 400  # the NLP evaluates one Fourier term per node at every contact point
 
 
 def read_terrain(f: Fields) -> tuple:
@@ -74,13 +75,14 @@ def _read_height_map(t: Fields) -> dict:
     if min(spacing) <= 0:
         raise m.error("spacing", f"must be > 0, got {spacing}", "[dx, dy] > 0 m")
     rows = m.sequence("heights", max_len=MAX_GRID)
-    allowed = f"a list of 2 to {MAX_GRID} rows (along x) of equally many heights (along y), |z| <= {MAX_HEIGHT:g} m"
+    allowed = (f"2 to {MAX_GRID} rows (along x) of equally many heights (along y), at most {MAX_MAP_NODES} in all, "
+               f"|z| <= {MAX_HEIGHT:g} m")
     try:
         grid = np.array(rows, dtype=float)
     except (TypeError, ValueError):
         raise m.error("heights", "expected rows of numbers of equal length", allowed) from None
-    if grid.ndim != 2 or min(grid.shape) < 2 or max(grid.shape) > MAX_GRID or not np.all(np.isfinite(grid)) \
-            or np.abs(grid).max() > MAX_HEIGHT:
+    if grid.ndim != 2 or min(grid.shape) < 2 or max(grid.shape) > MAX_GRID or grid.size > MAX_MAP_NODES \
+            or not np.all(np.isfinite(grid)) or np.abs(grid).max() > MAX_HEIGHT:
         raise m.error("heights", f"got shape {grid.shape}", allowed)
     m.done(["origin", "spacing", "heights"])
     return {"origin": origin, "spacing": spacing, "heights": grid.tolist()}

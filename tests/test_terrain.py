@@ -185,3 +185,11 @@ def test_cli_bad_terrain_exit_2(terrain, tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2, err
     assert err.startswith("gaitopt: ") and "bad.yaml" in err and "terrain" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.fast
+def test_problem_record_keeps_the_terrain():
+    from gaitopt.problem import problem_from_record
+    problem = go.load_problem(go.__path__[0] + "/../problems/solo12_stairs.yaml")
+    back = problem_from_record(problem.to_dict())
+    assert back.terrain == problem.terrain and back.terrain["stairs"]["run"] == 0.13
