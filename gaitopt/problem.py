@@ -113,7 +113,8 @@ class Problem:
     robot: robot folder name or path; phases: ordered gait phases; cycle: full | half (the
     second half is the first one mirrored left/right); speed [m/s] and stride [m] (base advance
     over the full cycle) as `Bounded` or None (free); slope [rad] (terrain about world y, uphill
-    towards +x); terrain: other ground (gaitopt.terrain_io canonical form) or None; cost: term → weight; transcription: trapezoidal | hermite_simpson.
+    towards +x); terrain: other ground (gaitopt.terrain_io canonical form) or None; cost: term →
+    weight; transcription: trapezoidal | hermite_simpson.
     """
 
     robot: str

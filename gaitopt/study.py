@@ -312,7 +312,9 @@ def warm_start_from_csv(path: str | Path):
                                           stack["a"][sl], tau[sl], f[sl], {}))
             start = i
     stride, period = float(meta["stride"]), float(meta["period"])
-    shift = stride * cycle_shift(coords, float((meta.get("terrain") or {}).get("periodic_slope_rad", meta.get("slope_rad", 0.0))))
+    # the base's periodic rise: the header's terrain entry (stairs), else the plane's slope
+    rise = (meta.get("terrain") or {}).get("periodic_slope_rad", meta.get("slope_rad", 0.0))
+    shift = stride * cycle_shift(coords, float(rise))
     traj = Trajectory(tuple(phases), tuple(coords), tuple(actuated), tuple(contacts), stride, period,
                       "trapezoidal", shift)
     return _WarmStart(traj, {})

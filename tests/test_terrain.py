@@ -193,3 +193,37 @@ def test_problem_record_keeps_the_terrain():
     problem = go.load_problem(go.__path__[0] + "/../problems/solo12_stairs.yaml")
     back = problem_from_record(problem.to_dict())
     assert back.terrain == problem.terrain and back.terrain["stairs"]["run"] == 0.13
+
+
+@pytest.mark.fast
+def test_a_list_of_steps():
+    from gaitopt.terrain_io import surface_from_terrain
+    s = surface_from_terrain({"steps": [{"x": 0.2, "height": 0.05}, {"x": 0.6, "height": -0.02}]})
+    np.testing.assert_allclose(s.exact_height(np.array([0.0, 0.3, 0.7]), 0.0), [0.0, 0.05, -0.02])
+    x = np.linspace(-0.5, 1.5, 4001)
+    assert np.all(s.envelope(x, 0.0) >= s.exact_height(x, 0.0) - 0.003 * 0.07)   # a down step too
+    assert s.reference_height(-1.0, 0.0) == 0.0 and s.reference_height(2.0, 0.0) == pytest.approx(-0.02)
+
+
+def test_level_body_on_the_slope():
+    """hexapod_slope_level at test size: base roll and pitch within ±0.02 rad of the world's
+    horizontal while the ground rises 10°, so the legs take up the slope: in the base frame
+    the front feet stand higher than the rear ones by about their distance × tan 10°."""
+    import pinocchio as pin
+    problem = _quiet(go.load_problem(go.__path__[0] + "/../problems/hexapod_slope_level.yaml").scaled_knots(0.5))
+    result = go.solve(problem)
+    assert result.success, result.status
+    robot, traj = result.robot, result.trajectory
+    q = np.concatenate([p.q for p in traj.phases])
+    for c in ("base_roll", "base_pitch"):
+        assert np.abs(q[:, robot.index(c)]).max() <= 0.02 + 1e-6
+    data = robot.model.createData()
+    pin.framesForwardKinematics(robot.model, data, robot.standing_q)
+    x_stand = {c.name: data.oMf[c.frame_id].act(c.point)[0] for c in robot.contacts}
+    pin.framesForwardKinematics(robot.model, data, q[0])
+    base_z = q[0, robot.index("base_z")]
+    rel = {c.name: data.oMf[c.frame_id].act(c.point)[2] - base_z for c in robot.contacts}
+    # L1/R1 front, L3/R3 rear (x ±0.2 m standing): 0.4 m × tan 10° = 0.07 m
+    front, rear = np.mean([rel["L1"], rel["R1"]]), np.mean([rel["L3"], rel["R3"]])
+    dx = np.mean([x_stand["L1"], x_stand["R1"]]) - np.mean([x_stand["L3"], x_stand["R3"]])
+    assert front - rear == pytest.approx(dx * np.tan(np.deg2rad(10.0)), abs=0.03)
