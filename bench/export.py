@@ -43,6 +43,8 @@ def main() -> None:
         rows.append(("load_result", "", dt, ""))
         for cycles in args.cycles:
             for fmt in export.EXPORT_FORMATS:
+                if fmt == "hoap2" and "RLEG_JOINT1" not in [*res.robot.coordinates, *res.robot.locked]:
+                    continue  # the HOAP-2 motion file is for the hoap2 robots only
                 paths, dt = timed(export.export, res, fmt, outdir=d / f"{cycles}", rate_hz=500.0, cycles=cycles)
                 n = len(export.sample_times(res.trajectory.period, 500.0, cycles))
                 rows.append((f"export {fmt}, {cycles} cycle(s)", n, dt, f"{n / dt:.0f}"))

@@ -1,10 +1,11 @@
 """Command line: `gaitopt solve`, `gaitopt list`, `gaitopt robot`, `gaitopt sweep`, and on a
 solved RESULT_DIR `gaitopt export`, `gaitopt plot`, `gaitopt animate`.
 
-Exit codes (a contract, docs/formats.md): 0 success, 1 the solve failed (reason printed),
-2 bad input (one line naming the file and field, no traceback), 3 an internal error (a bug: one
-line, the traceback written to a log file), 130 interrupted (Ctrl-C). No command prints a Python
-traceback.
+Exit codes (a contract, docs/formats.md): 0 success, 1 the solve failed (reason printed;
+`verify`: ran and did not verify), 2 bad input (one line naming the file and field, no
+traceback), 3 an internal error (a bug: one line, the traceback written to a log file), 4
+`verify` could not run the replay (one line saying why: a model MuJoCo refuses or that
+disagrees with Pinocchio's), 130 interrupted (Ctrl-C). No command prints a Python traceback.
 """
 from __future__ import annotations
 
@@ -19,15 +20,17 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
-from .codesign import optimal_gears
+from .codesign import optimal_gears, optimal_limb_ratio, write_designed
 from .errors import InputError
 from .export import EXPORT_FORMATS, export, load_result, save
+from .export.formats import export_suffix
 from .problem import load_problem
 from .robot import REPO_ROBOTS, available_robots, load_robot
-from .verify import replay, write_replay
-from .verify.settings import MAX_CYCLES as VERIFY_MAX_CYCLES, ReplaySettings, check_steps
+from .verify.command import add_verify_command
+from .verify.settings import MAX_CYCLES as VERIFY_MAX_CYCLES
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CANNOT_VERIFY = 4  # `verify`: the replay could not be run (not a verdict on the gait)
 MAX_LINE = 400  # characters of a one-line error
 ERROR_LOG = "gaitopt-error.log"  # the traceback of an internal error
 # errors of an output path the user gave (too long, not writable, a file in the way, disk full)
@@ -76,6 +79,8 @@ def _cmd_solve(args) -> int:
     print(f"gaitopt: solving {args.problem} ({problem.robot}, {sum(p.knots for p in problem.phases)} "
           f"intervals, {problem.transcription})", flush=True)
     try:
+        if problem.limb_lengths is not None:  # the Result's robot then has the optimal legs
+            from .codesign import solve
         result = solve(problem, print_level=args.print_level)
     except InputError as err:
         if err.file is None:  # e.g. an unknown robot: name the problem file (exit-code contract)
@@ -86,6 +91,9 @@ def _cmd_solve(args) -> int:
     print(result.summary())
     if problem.design:
         print("optimal gear ratios: " + ", ".join(f"{k} {v:.4g}" for k, v in optimal_gears(result).items()))
+    if problem.limb_lengths is not None and result.success:
+        print(f"optimal thigh/shank ratio {optimal_limb_ratio(result):.4g}; robot with these legs: "
+              f"{write_designed(result, Path(args.output) / 'robot')}")
     print(f"wrote {paths['trajectory']} and {paths['result']}")
     if not result.success:
         print(f"gaitopt: solve failed: {result.status}: {result.message}", file=sys.stderr)
@@ -212,7 +220,7 @@ def _cmd_export(args) -> int:
     if args.degrees and args.format != "motors":
         raise InputError("applies to --format motors only", field="--degrees")
     if args.output:
-        suffix = ".npz" if args.format == "npz" else ".csv"
+        suffix = export_suffix(args.format)
         if Path(args.output).suffix != suffix:
             raise InputError(f"a {args.format} export needs a {suffix} file name", file=args.output, field="-o",
                              allowed=[suffix])
@@ -262,45 +270,18 @@ def _cmd_animate(args) -> int:
     return _finish(result, args.result_dir)
 
 
-def _cmd_verify(args) -> int:
-    cycles = _positive(args.cycles, "--cycles", int, limit=MAX_VERIFY_CYCLES)
-    result = _load(args.result_dir)
-    check_steps(result.trajectory.period, cycles, ReplaySettings().timestep, field="--cycles")
-    rep = replay(result, cycles=cycles)
-    outdir = Path(args.output) if args.output else Path(args.result_dir)
-    with _writing():
-        paths = write_replay(rep, outdir, args.result_dir)
-    r = rep.report
-    print(f"{r['robot']}: {cycles} cycles in MuJoCo: distance {r['distance']['simulated_m']:.4f} m simulated vs "
-          f"{r['distance']['planned_m']:.4f} m planned ({100 * r['distance']['relative_error']:.1f} % off), "
-          f"fell {r['fell']}, slipped {r['slipped']} (largest {1e3 * max(r['slip_m'].values()):.1f} mm), "
-          f"torque RMS difference {r['torque']['rms_difference_all_Nm']:.3g} N·m")
-    print(f"wrote {paths['report']} and {paths['plot']}")
-    if not rep.verified:
-        print(f"gaitopt: verification failed: {'; '.join(r['failures'])}", file=sys.stderr)
-        return EXIT_FAILED
-    print("verified")
-    return EXIT_OK
-
-
-def _add_verify_command(sub) -> None:
-    """`gaitopt verify RESULT_DIR`: replay the gait in MuJoCo (the `sim` extra)."""
-    p = sub.add_parser("verify", help="replay a solved gait in MuJoCo; write verify.json and verify.png")
-    p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
-    p.add_argument("--cycles", default="2", help="gait cycles simulated (default 2)")
-    p.add_argument("-o", "--output", help="output directory (default RESULT_DIR)")
-    p.set_defaults(func=_cmd_verify)
-
-
 def _add_output_commands(sub) -> None:
     """`gaitopt export`, `gaitopt plot`, `gaitopt animate`: read a RESULT_DIR of `gaitopt solve`."""
-    p = sub.add_parser("export", help="sample a solved gait at any rate: full CSV, motor table or NPZ + JSON summary")
+    p = sub.add_parser("export", help="sample a solved gait at any rate: full CSV, motor table, NPZ, MuJoCo model "
+                       "(MJCF) or reference motion (AMP JSON) + JSON summary")
     p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
     p.add_argument("--rate", default="500", help="samples per second (default 500: a row every 2 ms)")
     p.add_argument("--cycles", default="1", help="gait cycles, the base advancing each cycle (default 1)")
-    p.add_argument("--format", default="full", help="full | motors | npz (default full)")
+    p.add_argument("--format", default="full", help="full | motors | npz | hoap2 | mjcf | amp (default full; mjcf: "
+                   "keyframes at the knots, --rate and --cycles do not apply)")
     p.add_argument("--degrees", action="store_true", help="motor table in degrees (default radians)")
-    p.add_argument("-o", "--output", help="output file (default RESULT_DIR/<format>_<rate>hz.csv|.npz)")
+    p.add_argument("-o", "--output", help="output file (default RESULT_DIR/<format>_<rate>hz.csv|.npz, gait.xml, "
+                   "motion_<rate>hz.json)")
     p.set_defaults(func=_cmd_export)
     p = sub.add_parser("plot", help="write the gait's plots as PNG files")
     p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
@@ -341,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_sweep)
 
     _add_output_commands(sub)
-    _add_verify_command(sub)
+    add_verify_command(sub)
     return parser
 
 
@@ -444,7 +425,7 @@ def _print_warnings() -> None:
 
 
 def main(argv=None) -> int:
-    """Run one command; returns the exit code (0, 1, 2, 3 or 130: see the module docstring).
+    """Run one command; returns the exit code (0, 1, 2, 3, 4 or 130: see the module docstring).
     No exception escapes: bad input is one line (exit 2), any other exception an internal error
     (exit 3, one line naming the log file that holds the traceback)."""
     real_stdout = sys.stdout

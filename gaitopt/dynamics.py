@@ -29,6 +29,12 @@ def _cross(a, b):
     return ca.cross(a, b)
 
 
+def _const(x):
+    """A model number as a CasADi constant; expressions (a parametrised model, e.g.
+    `gaitopt.limb_lengths.LimbDynamics`) pass through."""
+    return x if isinstance(x, ca.SX) else ca.DM(x)
+
+
 def _skew(u):
     return np.array([[0.0, -u[2], u[1]], [u[2], 0.0, -u[0]], [-u[1], u[0], 0.0]])
 
@@ -120,6 +126,12 @@ class SymbolicDynamics:
         """Dynamics of a `gaitopt.robot.Robot` with its contact points in `robot.contacts` order."""
         return cls(robot.model, [(c.frame_id, c.point) for c in robot.contacts], compiler=compiler)
 
+    def _frame_offset(self, frame_id: int, point):
+        """Position (3,) of a point fixed on a frame (point in the frame's coordinates) in the
+        frame's parent joint frame [m]."""
+        fr = self.model.frames[frame_id]
+        return np.array(fr.placement.rotation) @ np.asarray(point, float) + np.array(fr.placement.translation)
+
     # ---------------------------------------------------------------- recursions on expressions
 
     def kinematics(self, q, v=None, a=None) -> Kinematics:
@@ -135,10 +147,10 @@ class SymbolicDynamics:
             k = J.index
             if J.revolute:
                 Rl = ca.DM(J.placement_R) @ _rotation(J.axis, q[k])
-                pl = ca.DM(J.placement_p)
+                pl = _const(J.placement_p)
             else:
                 Rl = ca.DM(J.placement_R)
-                pl = ca.DM(J.placement_p) + ca.DM(J.placement_R @ J.axis) * q[k]
+                pl = _const(J.placement_p) + ca.DM(J.placement_R @ J.axis) * q[k]
             liR[j], lip[j] = Rl, pl
             R[j] = R[J.parent] @ Rl
             p[j] = p[J.parent] + R[J.parent] @ pl
@@ -167,9 +179,9 @@ class SymbolicDynamics:
     def _inertia_times(self, j, vl, w):
         """Spatial inertia of body j times a motion (vl, ω): returns (f_lin, f_ang)."""
         J = self._joints[j]
-        c = ca.DM(J.com)
+        c = _const(J.com)
         f_lin = J.mass * (vl - _cross(c, w))
-        f_ang = ca.DM(J.inertia_com) @ w + _cross(c, f_lin)
+        f_ang = _const(J.inertia_com) @ w + _cross(c, f_lin)
         return f_lin, f_ang
 
     def rnea_expr(self, q, v, a, forces=None, gravity=True):
@@ -194,10 +206,10 @@ class SymbolicDynamics:
             for ic, (fid, point) in enumerate(self.contacts):
                 fr = self.model.frames[fid]
                 j = fr.parentJoint
-                r = np.array(fr.placement.rotation) @ point + np.array(fr.placement.translation)
+                r = _const(self._frame_offset(fid, point))
                 F = kin.R[j].T @ forces[3 * ic:3 * ic + 3]
                 f[j][0] = f[j][0] - F
-                f[j][1] = f[j][1] - _cross(ca.DM(r), F)
+                f[j][1] = f[j][1] - _cross(r, F)
         tau = [None] * self.nv
         for j in range(n - 1, 0, -1):
             J = self._joints[j]
@@ -222,7 +234,7 @@ class SymbolicDynamics:
         fixed on a frame; point (3,) in the frame's coordinates. Returns a (3,) expression."""
         fr = self.model.frames[frame_id]
         j = fr.parentJoint
-        r = ca.DM(np.array(fr.placement.rotation) @ np.asarray(point, float) + np.array(fr.placement.translation))
+        r = _const(self._frame_offset(frame_id, point))
         if order == 0:
             return kin.p[j] + kin.R[j] @ r
         vl, w = kin.vel[j]
@@ -240,7 +252,7 @@ class SymbolicDynamics:
             J = self._joints[j]
             if J.mass == 0.0:
                 continue
-            c = ca.DM(J.com)
+            c = _const(J.com)
             com += J.mass * (kin.p[j] + kin.R[j] @ c)
             if with_velocity:
                 vl, w = kin.vel[j]
@@ -287,7 +299,7 @@ class SymbolicDynamics:
         fr = self.model.frames[frame_id]
         j = fr.parentJoint
         R = kin.R[j] @ ca.DM(np.array(fr.placement.rotation))
-        p = kin.p[j] + kin.R[j] @ ca.DM(np.array(fr.placement.translation))
+        p = kin.p[j] + kin.R[j] @ _const(self._frame_offset(frame_id, np.zeros(3)))
         return self._fn(f"placement_{fr.name}", [q], [p, R], ["q"], ["p", "R"])
 
     def point_kinematics(self, frame_id: int, point) -> ca.Function:

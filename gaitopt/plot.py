@@ -315,8 +315,9 @@ def stick_3d(result, n: int = 5) -> Figure:
     ax.plot(*com.T, color="k", lw=0.8, label="CoM")
     allp = np.vstack([pts for _, _, pts, _ in snaps] + [com])
     lo, hi = allp.min(axis=0), allp.max(axis=0)
-    xx, yy = np.meshgrid([lo[0] - 0.05, hi[0] + 0.05], [min(lo[1], -0.1) - 0.05, max(hi[1], 0.1) + 0.05])
-    ax.plot_surface(xx, yy, xx * np.tan(result.problem.slope), color="#d6bcfa", alpha=0.25)
+    xx, yy = np.meshgrid(np.linspace(lo[0] - 0.05, hi[0] + 0.05, 60),
+                         np.linspace(min(lo[1], -0.1) - 0.05, max(hi[1], 0.1) + 0.05, 20))
+    ax.plot_surface(xx, yy, surface_of(result.problem).exact_height(xx, yy), color="#d6bcfa", alpha=0.25)
     span = np.maximum(hi - lo, 1e-3)
     ax.set_box_aspect(span / span.max())
     ax.set_xlabel("x [m]")

@@ -49,6 +49,25 @@ def _cycloid(s: np.ndarray, length: float, height: float):
     return x, z
 
 
+def stroke_centres(robot, foot_offset, base_height: float, feet=None) -> dict:
+    """Foot → the middle of its stroke (3,) [m] relative to the base origin (body frame at the
+    standing posture, no rotation): its leg's first joint (the hip) plus foot_offset (dx, dy),
+    dy outwards (mirrored for feet whose hip is at negative y), at z = −base_height."""
+    model, data = robot.model, robot.model.createData()
+    pin.framesForwardKinematics(model, data, robot.standing_q.copy())
+    base = np.array([robot.standing_q[robot.index(c)] for c in ("base_x", "base_y", "base_z")])
+    centre = {}
+    for foot in feet if feet is not None else robot.feet:
+        c = robot.contact(robot.feet[foot].contacts[0])
+        joint = model.frames[c.frame_id].parentJoint
+        while model.parents[joint] > 0 and model.names[model.parents[joint]] not in robot.base_coordinates:
+            joint = model.parents[joint]
+        hip = data.oMi[joint].translation - base
+        side = 1.0 if hip[1] >= 0 else -1.0
+        centre[foot] = np.array([hip[0] + foot_offset[0], hip[1] + side * foot_offset[1], -base_height])
+    return centre
+
+
 def crawl(robot, *, speed: float, period: float, swing_order, foot_offset, base_height: float,
           swing_height: float, samples: int = 480, iterations: int = 50) -> PrescribedGait:
     """A crawl gait of a quadruped, prescribed as in the TITAN-VIII posture study.
@@ -70,18 +89,8 @@ def crawl(robot, *, speed: float, period: float, swing_order, foot_offset, base_
     stroke = speed * (period - t_swing)      # body advance while a foot supports [m]
     stride = speed * period                  # foot advance during its swing [m]
 
-    # each foot's stroke centre in the body frame, from its leg's first joint (the hip)
     q0 = robot.standing_q.copy()
-    pin.framesForwardKinematics(model, data, q0)
-    centre = {}
-    for foot in feet:
-        c = robot.contact(robot.feet[foot].contacts[0])
-        joint = model.frames[c.frame_id].parentJoint
-        while model.parents[joint] > 0 and model.names[model.parents[joint]] not in robot.base_coordinates:
-            joint = model.parents[joint]
-        hip = data.oMi[joint].translation
-        side = 1.0 if hip[1] >= 0 else -1.0
-        centre[foot] = np.array([hip[0] + foot_offset[0], hip[1] + side * foot_offset[1], -base_height])
+    centre = stroke_centres(robot, foot_offset, base_height, feet)
 
     if samples % nf:
         raise ValueError(f"samples must be a multiple of the number of feet ({nf})")

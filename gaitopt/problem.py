@@ -15,6 +15,7 @@ from typing import Any
 from .errors import InputError, short
 from .patterns import expand_gait
 from .robot import load_robot
+from .design_spec import LimbLengthSpec, limb_lengths_record, limb_lengths_spec
 from .terrain_io import read_terrain
 from .settings import FEASIBILITY_KEYS, Bounded, base_height, bounded as _bounded, feasibility_settings
 from .yamlio import Fields, finite_number, load_yaml, parse_yaml_text
@@ -131,6 +132,7 @@ class Problem:
     description: str = ""
     source: str | None = None  # file the problem came from (for messages)
     design: tuple = ()  # GearDesign items: gear ratios optimised with the gait (co-design)
+    limb_lengths: LimbLengthSpec | None = None  # design.limb_lengths: thigh/shank ratio optimised too
     terrain: dict | None = None  # steps, stairs or a height map (gaitopt.terrain_io), else the plane
 
     def replace(self, **changes) -> "Problem":
@@ -192,7 +194,7 @@ def _design(f: Fields) -> tuple:
     the problem is transcribed."""
     df = f.mapping("design", {})
     gf = df.mapping("gear_ratio", {})
-    df.done(["gear_ratio"])
+    df.done(["gear_ratio", "limb_lengths"])
     out = []
     for name in gf.data:
         g = gf.mapping(name)
@@ -362,7 +364,7 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
         slope=slope, terrain=terrain, constraints=cons, cost=cost,
         transcription=f.string("transcription", "trapezoidal", allowed=TRANSCRIPTIONS),
         solver=solver, name=f.string("name", Path(source).stem), description=f.string("description", ""),
-        source=source, design=_design(f),
+        source=source, design=_design(f), limb_lengths=limb_lengths_spec(f.mapping("design", {})),
     )
     f.done(PROBLEM_KEYS)
     validate(problem)
@@ -395,6 +397,8 @@ def _record_as_file(r: dict) -> dict:
     if r.get("design"):
         data["design"] = {"gear_ratio": {g["name"]: {"joints": list(g["joints"]), **bounded(g["bounds"])}
                                          for g in r["design"]}}
+    if r.get("limb_lengths"):
+        data.setdefault("design", {})["limb_lengths"] = limb_lengths_record(LimbLengthSpec(**r["limb_lengths"]))
     return data
 
 

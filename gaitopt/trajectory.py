@@ -245,7 +245,7 @@ class Trajectory:
 
     @classmethod
     def from_knot_table(cls, cols: dict, *, coordinates, actuated, contact_names, stride: float, period: float,
-                        method: str, modes: dict, base_shift) -> "Trajectory":
+                        method: str, modes: dict, base_shift, mids: dict | None = None) -> "Trajectory":
         """Rebuild a Trajectory from the knot rows of trajectory.csv (`cols`: column name →
         array, as `gaitopt.export.read_trajectory_csv` returns; modes: phase name → foot modes).
 
@@ -253,8 +253,10 @@ class Trajectory:
         means, starting at each phase's first knot, which carries its first interval). The CSV
         has no Hermite–Simpson midpoints: q_m, v_m, a_m are recovered from the collocation defects (exact to the solver's tolerance), τ_m and f_m
         are taken as the mean of the interval's ends (an approximation; `knots.npz`, written
-        next to trajectory.csv by `gaitopt.export.save`, holds the exact values)."""
-        nc = len(contact_names)
+        next to trajectory.csv by `gaitopt.export.save`, holds the exact values).
+
+        mids: the midpoint rows of a format 2 trajectory.csv (the same columns, one row per
+        interval in time order): then every midpoint value is taken from them, exactly."""
         if method not in METHODS:
             raise ValueError(f"transcription: unknown collocation rule {method!r} (allowed: {', '.join(METHODS)})")
         needed = ["time", "phase"] + [f"{k}.{c}" for k in ("q", "v", "a") for c in coordinates]
@@ -268,21 +270,36 @@ class Trajectory:
         if unknown:
             raise ValueError(f"phase: unknown phase {unknown[0]!r} (allowed: {', '.join(modes)})")
         starts = [0] + [i for i in range(1, n) if labels[i] != labels[i - 1]] + [n]
-        q = np.column_stack([cols[f"q.{c}"] for c in coordinates])
-        v = np.column_stack([cols[f"v.{c}"] for c in coordinates])
-        a = np.column_stack([cols[f"a.{c}"] for c in coordinates])
-        tau = np.column_stack([cols[f"tau.{j}"] for j in actuated]) if actuated else np.zeros((len(q), 0))
-        f = np.stack([np.column_stack([cols[f"f.{c}.{ax}"] for ax in "xyz"]) for c in contact_names], axis=1) \
-            if nc else np.zeros((len(q), 0, 3))
+        q, v, a, tau, f = (_table_arrays(cols, coordinates, actuated, contact_names)[k] for k in KEYS)
         t = np.asarray(cols["time"], dtype=float)
+        mid_table = _table_arrays(mids, coordinates, actuated, contact_names) if mids is not None else None
+        if mid_table is not None and len(mid_table["q"]) != n - (len(starts) - 1):
+            raise ValueError(f"point: {len(mid_table['q'])} midpoint rows for {n - (len(starts) - 1)} intervals")
         phases = []
         for s, e in zip(starts[:-1], starts[1:]):
             name = str(labels[s])
             if e - s < 2:
                 raise ValueError(f"phase {name!r} has {e - s} knot row(s); need at least 2")
             sl = slice(s, e)
-            mid = METHODS[method].midpoints_from_knots(t[sl], q[sl], v[sl], a[sl], tau[sl], f[sl])
+            if mid_table is not None:  # interval i of the cycle sits between knot rows i + phase index
+                ms = slice(s - starts.index(s), e - 1 - starts.index(s))
+                mid = {k: x[ms].copy() for k, x in mid_table.items()}
+            else:
+                mid = METHODS[method].midpoints_from_knots(t[sl], q[sl], v[sl], a[sl], tau[sl], f[sl])
             phases.append(PhaseTrajectory(name, t[sl].copy(), q[sl].copy(), v[sl].copy(), a[sl].copy(),
                                           tau[sl].copy(), f[sl].copy(), dict(modes[name]), mid))
         return cls(tuple(phases), tuple(coordinates), tuple(actuated), tuple(contact_names), float(stride),
                    float(period), method, np.asarray(base_shift, dtype=float))
+
+
+KEYS = ("q", "v", "a", "tau", "f")
+
+
+def _table_arrays(cols: dict, coordinates, actuated, contact_names) -> dict:
+    """q, v, a (n, nv), tau (n, nu), f (n, nc, 3) from knot-table columns (name → (n,))."""
+    n = len(cols["time"])
+    out = {k: np.column_stack([cols[f"{k}.{c}"] for c in coordinates]) for k in ("q", "v", "a")}
+    out["tau"] = np.column_stack([cols[f"tau.{j}"] for j in actuated]) if actuated else np.zeros((n, 0))
+    out["f"] = np.stack([np.column_stack([cols[f"f.{c}.{ax}"] for ax in "xyz"]) for c in contact_names], axis=1) \
+        if contact_names else np.zeros((n, 0, 3))
+    return out

@@ -202,6 +202,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
 
     cost_terms = {name: weight * terms.COSTS[name](ctx) for name, weight in problem.cost.items()}
     nlp, lbx, ubx, lbg, ubg = B.nlp(sum(cost_terms.values()))
-    return Transcription(problem, robot, ctx.schedule, dynamics, ctx.rule, ctx.dim, nlp, lbx, ubx, lbg, ubg,
+    # ctx.dynamics: a design component (LimbLengthDesign) may have replaced the robot's
+    return Transcription(problem, robot, ctx.schedule, ctx.dynamics, ctx.rule, ctx.dim, nlp, lbx, ubx, lbg, ubg,
                          B.rows, B.bound_rows, cost_terms, ctx.phases, ctx.globals, ctx.impulses, ctx.slacks,
                          components)

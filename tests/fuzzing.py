@@ -5,8 +5,9 @@ The contract (README.md "Output", docs/formats.md "Exit codes"), for every comma
 (a) no Python traceback on stdout or stderr;
 (b) exit code 0 (success), 1 (failed solve / verification / some sweep cases), 2 (bad input:
     exactly one stderr line, starting with "gaitopt: ", at most 400 characters), 3 (internal
-    error: one stderr line naming a log file that exists) or 130 (interrupted: nothing on
-    stderr); any other code is a breach. Exit 3 and 130 hold the contract but are listed apart
+    error: one stderr line naming a log file that exists), 4 (`verify` could not run the replay:
+    one "gaitopt: " stderr line) or 130 (interrupted: nothing on stderr); any other code is a
+    breach. Exit 3 and 130 hold the contract but are listed apart
     (`Outcome.internal`): an internal error is a bug all the same;
 (c) the command never modifies (or deletes) its input files: the problem file, the robot
     folder, the study file and its problem, the files of a result directory it reads;
@@ -527,7 +528,7 @@ def _result_ops(rng: random.Random) -> list:
 def _valid_result_flags(cmd: str, rng: random.Random) -> list[str]:
     """Flags that validate, some at their limits: the command reaches its real work."""
     if cmd == "export":
-        fmt = rng.choice(["full", "motors", "npz"])
+        fmt = rng.choice(["full", "motors", "npz", "mjcf", "amp"])
         argv = ["--format", fmt, "--rate", rng.choice(["1", "7", "500", "1000", "100000", "0.5"]),
                 "--cycles", rng.choice(["1", "2", "1000", "3", "49"])]
         if fmt == "motors" and rng.random() < 0.5:
@@ -817,7 +818,7 @@ def _apply_op1(d: Path, op: str, name: str, arg) -> None:
                             for ln in [header] + rows][0], \
                 [",".join(c for i, c in enumerate(ln.rstrip("\n").split(",")) if i != k) + "\n" for ln in rows]
         elif op == "header_version":
-            comments = [re.sub(r"^# format: .*", "# format: gaitopt-trajectory " + rng.choice(["2", "0", "x", ""]),
+            comments = [re.sub(r"^# format: .*", "# format: gaitopt-trajectory " + rng.choice(["3", "0", "x", ""]),
                                ln) for ln in comments]
         elif op == "period_zero":
             comments = [re.sub(r"^# period: .*", "# period: " + rng.choice(["0", "-1", "nan", "1e308", "x"]), ln)
@@ -1035,6 +1036,9 @@ def check(code, stdout: str, stderr: str, timed_out: bool, modified: list[str], 
                 if not any(t and ("/" in t or t.endswith(".log")) and (Path(t).is_file() or
                                                                        (workdir / t).is_file()) for t in tokens):
                     whys.append("exit 3 line names no existing log file")
+        elif code == 4:  # `verify` could not run the replay (docs/formats.md): one 'gaitopt: ' line
+            if len(lines) != 1 or not lines[0].startswith("gaitopt: "):
+                whys.append(f"exit 4 with {len(lines)} stderr lines (want one 'gaitopt: ' line)")
         elif code == 130:  # interrupted (docs/formats.md): nothing printed; the fuzzer never interrupts
             internal = True
             if lines:

@@ -1,5 +1,5 @@
 """`gaitopt` on the command line, in a subprocess: exit codes, files and their contracts
-(README: exit codes, trajectory.csv format version 1, result.json)."""
+(README: exit codes, trajectory.csv format version 2, result.json)."""
 from __future__ import annotations
 
 import json
@@ -22,7 +22,11 @@ HEEL_TOE = ROOT / "problems" / "biped7_heel_toe_walk.yaml"
 SMALL = ["--set", "gait.phases.0.knots=8", "--set", "gait.phases.1.knots=3", "--print-level", "0"]
 
 HEADER_KEYS = ["format", "robot", "urdf", "base", "locked", "contacts", "friction", "slope_rad", "stride",
-               "period", "transcription", "success", "versions", "units"]
+               "period", "transcription", "success", "versions", "units",
+               # format 2 (2026-11-24): the model the optimiser used (tests/test_export_selfcontained.py)
+               "gravity", "base_joints", "coordinates", "actuated", "passive", "armature", "actuators",
+               "torque_bounds", "joint_limits", "limits", "feet", "terrain", "touchdown", "phases", "collocation",
+               "equations_of_motion"]
 RESULT_KEYS = ["success", "status", "message", "cost", "cost_terms", "iterations", "solve_time_s", "setup_time_s",
                "function_eval_time_s", "nlp", "robot", "stride", "period", "speed", "max_violation", "violations",
                "problem", "versions", "returned_iteration", "ipopt_options"]
@@ -70,7 +74,7 @@ def test_trajectory_csv_contract(solved_dir):
     keys = [ln[2:].split(": ", 1)[0] for ln in comments]
     assert keys == HEADER_KEYS
     meta, cols = read_trajectory_csv(out / "trajectory.csv")
-    assert meta["format"] == "gaitopt-trajectory 1"
+    assert meta["format"] == "gaitopt-trajectory 2"
     assert meta["robot"] == "biped7" and meta["base"] == "sagittal" and meta["transcription"] == "trapezoidal"
     assert meta["success"] is True
     urdf = Path(meta["urdf"])
@@ -78,7 +82,7 @@ def test_trajectory_csv_contract(solved_dir):
     assert set(meta["versions"]) == {"gaitopt", "casadi", "pinocchio"}
     assert meta["friction"] == 0.7 and meta["slope_rad"] == 0.0
     robot_yaml = yaml.safe_load((ROOT / "robots" / "biped7" / "robot.yaml").read_text())
-    contacts = {f"{foot}_{role}": {"frame": spec["frame"], "point": spec[role]}
+    contacts = {f"{foot}_{role}": {"frame": spec["frame"], "point": spec[role], "foot": foot, "role": role}
                 for foot, spec in robot_yaml["feet"].items() for role in ("heel", "toe")}
     assert meta["contacts"] == contacts
     assert meta["locked"] == {}
@@ -90,10 +94,23 @@ def test_trajectory_csv_contract(solved_dir):
     header = [ln for ln in text if not ln.startswith("#")][0].split(",")
     expected = ["time", "phase"] + [f"{k}.{c}" for k in ("q", "v", "a") for c in coords] \
         + [f"tau.{j}" for j in joints] + [f"f.{c}.{ax}" for c in contacts for ax in "xyz"]
-    assert header == expected
-    assert list(cols) == expected
+    assert header == expected + ["point"]
+    assert list(cols) == expected  # the knot rows, without the point column
 
-    # rows: one per knot over a full cycle + the next cycle's first knot
+    # format 2: a midpoint row between every two knots of a phase, at the interval's mid time
+    _, every = read_trajectory_csv(out / "trajectory.csv", midpoints=True)
+    point = list(every["point"])
+    assert len(point) == 2 * ((8 + 8 + 1) + (3 + 3 + 1)) + 1 and point[:3] == ["knot", "mid", "knot"]
+    is_mid = np.array(point) == "mid"
+    assert np.allclose(every["time"][is_mid], 0.5 * (every["time"][np.flatnonzero(is_mid) - 1]
+                                                     + every["time"][np.flatnonzero(is_mid) + 1]))
+    assert meta["collocation"]["eom_rows"] == ["mid"]  # trapezoidal
+    assert [p["name"] for p in meta["phases"]] == ["single_support", "double_support", "single_support:mirrored",
+                                                   "double_support:mirrored"]
+    assert meta["armature"]["left_knee"] == pytest.approx(robot_yaml["actuators"]["default"]["gear_ratio"] ** 2
+                                                          * robot_yaml["actuators"]["default"]["rotor_inertia"])
+
+    # knot rows: one per knot over a full cycle + the next cycle's first knot
     n_rows = len(cols["time"])
     assert n_rows == 2 * ((8 + 1) + (3 + 1)) + 1
     phases = list(cols["phase"])

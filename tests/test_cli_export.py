@@ -97,6 +97,33 @@ def test_failed_solve_exits_1_but_writes(dirs, tmp_path):
     assert "Traceback" not in proc.stderr and out.is_file()
 
 
+def test_export_mjcf_and_motion_json(dirs, tmp_path):
+    """`--format mjcf` and `--format amp` from the command line: default names, loadable by their
+    consumers (the physics checks are in tests/test_export_consumers.py); a wrong suffix, or an
+    output over the result directory's own files, is bad input and writes nothing."""
+    mujoco = pytest.importorskip("mujoco")
+    d, res = dirs["ok"], dirs["result"]
+    proc = gaitopt("export", d, "--format", "mjcf")
+    assert proc.returncode == 0, proc.stderr
+    m = mujoco.MjModel.from_xml_path(str(d / "gait.xml"))
+    assert m.nkey == len(res.trajectory.knots()["time"]) and m.nu == len(res.robot.actuated)
+    assert json.loads((d / "gait_summary.json").read_text())["robot"] == "biped7"
+    assert gaitopt("export", d, "--format", "mjcf").returncode == 0  # an earlier export may be replaced
+    proc = gaitopt("export", d, "--format", "amp", "--rate", "30")
+    assert proc.returncode == 0, proc.stderr
+    clip = json.loads((d / "motion_30hz.json").read_text())
+    assert clip["LoopMode"] == "Wrap" and len(clip["Frames"]) == round(30 * res.trajectory.period) + 1
+    for fmt, name, frag in (("mjcf", "m.csv", ".xml"), ("amp", "m.xml", ".json"), ("full", "m.json", ".csv")):
+        assert_bad_input(gaitopt("export", d, "--format", fmt, "-o", tmp_path / name), name, frag)
+    before = (d / "result.json").read_bytes()
+    assert_bad_input(gaitopt("export", d, "--format", "amp", "-o", d / "result.json"), "-o", "result.json")
+    assert (d / "result.json").read_bytes() == before
+    (tmp_path / "mine.xml").write_text("<mujoco/>")  # not an export: refused in a result directory
+    (tmp_path / "result.json").write_text("{}")
+    assert_bad_input(gaitopt("export", d, "--format", "mjcf", "-o", tmp_path / "mine.xml"), "mine.xml")
+    assert not list(tmp_path.glob("*.tmp*"))
+
+
 def test_bad_input_exits_2(dirs, tmp_path):
     d = dirs["ok"]
     assert_bad_input(gaitopt("export", tmp_path / "nope"), "nope", "no such result directory")
@@ -106,7 +133,7 @@ def test_bad_input_exits_2(dirs, tmp_path):
     (bad / "result.json").write_text("{oops")
     assert_bad_input(gaitopt("animate", bad), "result.json", "not valid JSON")
     for args, frag in ((["--rate", "0"], "--rate"), (["--rate", "fast"], "--rate"), (["--cycles", "0"], "--cycles"),
-                       (["--cycles", "1.5"], "--cycles"), (["--format", "xml"], "allowed: full, motors, npz"),
+                       (["--cycles", "1.5"], "--cycles"), (["--format", "xml"], "allowed: amp, full, hoap2, mjcf, motors, npz"),
                        (["--format", "npz", "--degrees"], "--degrees")):
         assert_bad_input(gaitopt("export", d, *args), frag)
     assert_bad_input(gaitopt("animate", d, "-o", tmp_path / "a.avi"), "a.avi", ".gif, .mp4")

@@ -379,7 +379,7 @@ CORRUPTIONS = {
     "no_result_json": (lambda d: (d / "result.json").unlink(), ["no result.json"]),
     # trajectory.csv (checked even when knots.npz is there)
     "csv_format_version": (lambda d: _edit_csv(d, _comment("format", "gaitopt-trajectory 9")),
-                           ["trajectory.csv", "format", "gaitopt-trajectory 1"]),
+                           ["trajectory.csv", "format", "gaitopt-trajectory 1", "gaitopt-trajectory 2"]),
     "csv_period_zero": (lambda d: _edit_csv(d, _comment("period", "0")), ["trajectory.csv", "period"]),
     "csv_period_negative": (lambda d: _edit_csv(d, _comment("period", "-1.0")), ["trajectory.csv", "period"]),
     "csv_stride_nan": (lambda d: _edit_csv(d, _comment("stride", "NaN")), ["trajectory.csv", "stride", "finite"]),
@@ -407,7 +407,10 @@ CORRUPTIONS = {
     "knots_missing_array": (lambda d: _edit_knots(d, lambda data: data.pop("p2.f")), ["knots.npz", "p2.f", "missing"]),
     "knots_times": (lambda d: _edit_knots(d, _knots("p0.t", lambda x: x[::-1].copy())), ["knots.npz", "p0.t"]),
     "knots_phase_shortened": (lambda d: _edit_knots(d, _shorten_last_phase), ["knots.npz", "period"]),
-    "csv_fewer_rows_than_knots": (lambda d: _edit_csv(d, _drop_row(2)), ["knots.npz", "rows"]),
+    # a midpoint row and the knot row after it dropped (format 2 rows alternate knot, mid, knot …)
+    "csv_fewer_rows_than_knots": (lambda d: (_edit_csv(d, _drop_row(2)), _edit_csv(d, _drop_row(2))),
+                                  ["knots.npz", "rows"]),
+    "csv_mid_row_dropped": (lambda d: _edit_csv(d, _drop_row(2)), ["trajectory.csv", "point", "alternate"]),
     # no knots.npz: trajectory.csv alone must be valid
     "no_knots_csv_nan": (lambda d: (_drop_knots(d), _edit_csv(d, _set_cell(4, "f.left_heel.z", "nan"))),
                          ["trajectory.csv", "f.left_heel.z"]),

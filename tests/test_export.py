@@ -92,18 +92,42 @@ def test_save_writes_knots_and_reload_is_exact(case):
     assert json.loads(json.dumps(ra, default=str)) == json.loads(json.dumps(rb, default=str))
 
 
-def test_reload_from_trajectory_csv_alone(case, tmp_path):
-    """Without knots.npz: exact for the trapezoidal rule (to rounding); for Hermite–Simpson the midpoint
-    states come from the defects (to the solver's tolerance) and a warning says that the
-    midpoint torques and forces are approximated."""
-    res, d = case
+FORMAT_1_KEYS = ("format", "robot", "urdf", "base", "locked", "contacts", "friction", "slope_rad", "stride", "period",
+                 "transcription", "success", "versions", "units")
+
+
+def as_format_1(text: str) -> str:
+    """A format 2 trajectory.csv as format 1 wrote it: the first 14 header keys, knot rows only,
+    no point column (contacts' foot and role were added in format 2, harmless to keep)."""
+    lines = text.splitlines(keepends=True)
+    head = [ln.replace("gaitopt-trajectory 2", "gaitopt-trajectory 1") for ln in lines if ln.startswith("#")
+            and ln[2:].split(":", 1)[0] in FORMAT_1_KEYS]
+    body = [ln.rstrip("\n").rsplit(",", 1) for ln in lines if not ln.startswith("#")]
+    assert body[0][1] == "point"
+    return "".join(head + [body[0][0] + "\n"] + [r[0] + "\n" for r in body[1:] if r[1] == "knot"])
+
+
+def _reload_csv_alone(res, d, tmp_path, version):
     for name in ("trajectory.csv", "result.json"):
         (tmp_path / name).write_bytes((d / name).read_bytes())
-    hs = res.problem.transcription == "hermite_simpson"
+    if version == 1:
+        (tmp_path / "trajectory.csv").write_text(as_format_1((d / "trajectory.csv").read_text()))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         back = E.load_result(tmp_path)
-    assert any("midpoint" in str(w.message) for w in caught) == hs
+    return back, any("midpoint" in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize("version", [2, 1])
+def test_reload_from_trajectory_csv_alone(case, tmp_path, version):
+    """Without knots.npz: format 2 (midpoint rows) reloads exactly (to rounding) with either rule.
+    Format 1 (knot rows only) still reads: exact for the trapezoidal rule; for Hermite–Simpson the
+    midpoint states come from the defects (to the solver's tolerance) and a warning says that the
+    midpoint torques and forces are approximated."""
+    res, d = case
+    back, warned = _reload_csv_alone(res, d, tmp_path, version)
+    hs = res.problem.transcription == "hermite_simpson" and version == 1
+    assert warned == hs
     T = res.trajectory.period
     t = np.linspace(-0.5 * T, 2.5 * T, 301)
     sa, sb = res.sample(t), back.sample(t)
@@ -111,7 +135,7 @@ def test_reload_from_trajectory_csv_alone(case, tmp_path):
     sak, sbk = res.sample(kt), back.sample(kt)
     for k in ("q", "v", "a", "tau", "f"):
         np.testing.assert_array_equal(sak[k], sbk[k], err_msg=k)  # knots: exact either way
-        if not hs:  # the interval a and f are recovered from knot means: exact up to rounding
+        if not hs:  # midpoint rows, or the interval a and f from knot means: exact up to rounding
             np.testing.assert_allclose(sa[k], sb[k], rtol=0, atol=1e-9 * max(1.0, np.abs(sa[k]).max()), err_msg=k)
     if hs:
         for p, pb in zip(res.trajectory.phases, back.trajectory.phases):
@@ -413,7 +437,12 @@ def test_full_csv_round_trip_and_columns(case, tmp_path):
     # trajectory.csv's columns first, in its order, then the added ones
     header = next(ln for ln in path.read_text().splitlines() if not ln.startswith("#")).split(",")
     csv_header = next(ln for ln in (d / "trajectory.csv").read_text().splitlines() if not ln.startswith("#")).split(",")
+    assert csv_header[-1] == "point"  # trajectory.csv's own column (knot | mid), not sampled
+    csv_header = csv_header[:-1]
     assert header[:len(csv_header)] == csv_header
+    # the header carries trajectory.csv's model keys (format 2)
+    assert {k: v for k, v in meta.items() if k in ("armature", "actuators", "base_joints", "phases", "terrain")} \
+        == {k: v for k, v in E.header(res).items() if k in ("armature", "actuators", "base_joints", "phases", "terrain")}
     feet = list(res.robot.feet)
     assert header[len(csv_header):] == [f"current.{j}" for j in res.robot.actuated] + \
         [f"power.{j}" for j in res.robot.actuated] + [f"contact.{f}" for f in feet] + [f"mode.{f}" for f in feet]

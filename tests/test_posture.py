@@ -138,3 +138,61 @@ def test_bad_footholds(titan8):
         with pytest.raises(InputError, match=what) as info:
             transcribe(problem.replace(constraints=cons), titan8)
         assert info.value.field == "constraints.footholds"
+
+
+# ------------------------------------------------------------------ optimised crawls held in A–D
+
+@pytest.fixture(scope="module")
+def optimised_postures(titan8, tmp_path_factory):
+    """problems/titan8_crawl.yaml at half its knots, held in each posture, saved and read back
+    from its result directory (the exported trajectory)."""
+    from gaitopt.export.result_dir import load_result, save
+    from gaitopt.posture_study import TITAN8_BASE_HEIGHT, TITAN8_POSTURES, TITAN8_STROKE, held_in_posture
+
+    base = go.load_problem(CRAWL).scaled_knots(0.5)
+    out = {}
+    for name, off in TITAN8_POSTURES.items():
+        problem = held_in_posture(base, titan8, off, TITAN8_BASE_HEIGHT, TITAN8_STROKE)
+        r = go.solve(problem, robot=titan8, print_level=0)
+        d = tmp_path_factory.mktemp(f"posture_{name}")
+        save(r, d)
+        out[name] = (r, load_result(d))
+    return out
+
+
+def test_optimised_postures_are_held(titan8, optimised_postures):
+    """Read back from the exported trajectory: the body stays at 0.243 m and every foot touches
+    down at its posture's foothold (stroke centre + half the 0.18 m stroke, relative to the body)."""
+    from gaitopt.posture_study import TITAN8_POSTURES, posture_footholds
+
+    model, data = titan8.model, titan8.model.createData()
+    ib = [titan8.index("base_x"), titan8.index("base_y")]
+    for name, (r, back) in optimised_postures.items():
+        assert r.success, (name, r.status)
+        targets = posture_footholds(titan8, TITAN8_POSTURES[name], 0.18)
+        phases = back.trajectory.phases
+        landed = set()
+        for i, ph in enumerate(phases):
+            np.testing.assert_allclose(ph.q[:, titan8.index("base_z")], 0.243, atol=1e-6)
+            for foot, mode in ph.modes.items():
+                if mode == "stance" and phases[i - 1].modes[foot] == "swing":
+                    pin.framesForwardKinematics(model, data, ph.q[0])
+                    c = titan8.contact(titan8.feet[foot].contacts[0])
+                    rel = data.oMf[c.frame_id].act(c.point)[:2] - ph.q[0][ib]
+                    np.testing.assert_allclose(rel, targets[foot], atol=1e-6, err_msg=f"{name} {foot}")
+                    landed.add(foot)
+        assert landed == set(targets), name
+
+
+def test_optimised_posture_power(titan8, optimised_postures):
+    """The averaged absolute power computed from the exported trajectory equals the optimiser's
+    abs_power cost term (same knots, same trapezoid; the slack split's barrier leaves < 1e-5
+    relative), and posture A needs the least, as in the paper."""
+    from gaitopt.posture_study import average_abs_power
+
+    powers = {}
+    for name, (r, back) in optimised_postures.items():
+        powers[name] = average_abs_power(titan8, back.trajectory)
+        np.testing.assert_allclose(powers[name], r.cost_terms["abs_power"], rtol=1e-5, err_msg=name)
+    print("\noptimised average |power| per posture [W]: " + ", ".join(f"{k} {v:.3f}" for k, v in powers.items()))
+    assert min(powers, key=powers.get) == "A"

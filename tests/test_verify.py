@@ -1,6 +1,8 @@
 """Replaying optimal gaits in MuJoCo (gaitopt.verify): the MuJoCo model against Pinocchio, every
 shipped problem's solution at test size replayed for REPLAY_CYCLES cycles (no fall, no slip,
-distance within 10 % of the plan), the report contract, the CLI and a negative control.
+distance within 10 % of the plan; torques within the motors' limits; executed against planned
+energy), the report contract, the CLI and its exit codes, perturbed replays and a negative
+control.
 
 Measured figures are printed; run with -s to see them.
 """
@@ -20,6 +22,8 @@ from gaitopt import verify                               # noqa: E402
 from gaitopt.cli import main                             # noqa: E402
 from gaitopt.export import save                          # noqa: E402
 from gaitopt.problem import shipped_problems             # noqa: E402
+from gaitopt.robot import available_robots               # noqa: E402
+from gaitopt.verify.perturb import Perturbation, perturbed_replays   # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEM_FILES = shipped_problems()
@@ -27,10 +31,12 @@ TEST_SCALE = 1.0          # the shipped problems at their own knots (what `gaito
 REPLAY_CYCLES = 2
 DISTANCE_RTOL = 0.10
 
-# Every shipped problem verifies at its own knots (knots × 1, 2 cycles) with the reflected rotor
-# inertias G²·J_rotor in the model (robot.yaml `reflected_inertia`, default on; MuJoCo joint
-# armature set to the same) and joint PD at 30 Hz. What each replay measures, and what made the
-# marginal ones (slope walk, bolt, HOAP-2 3-D) replay: docs/verification.md (bench/verify.py).
+# Every shipped problem walks as planned at its own knots (knots × 1, 2 cycles: no fall, no
+# slip, distance within 10 %) with the reflected rotor inertias G²·J_rotor in the model and joint
+# PD at 30 Hz, motors torque-limited. Their executed Joule loss is within the 10 % energy
+# tolerance for these only (measured 2026-11-24, docs/verification.md, bench/verify.py); the
+# others' feedback does work the plan does not (+17 % … +1300 %), and they do not verify.
+ENERGY_VERIFIED = {"titan8_crawl"}
 
 
 def quiet(problem):
@@ -44,36 +50,118 @@ def replayed(request):
     return request.param.stem, result, rep
 
 
-def test_replay_verifies(replayed):
+def test_replay_walks_within_the_motor_limits(replayed):
     name, result, rep = replayed
     assert result.success, f"{name} did not solve: {result.status}"
     r = rep.report
+    e = r["energy"]
     print(f"\n{name}: distance {r['distance']['simulated_m']:.4f} m simulated vs {r['distance']['planned_m']:.4f} m "
           f"planned ({100 * r['distance']['relative_error']:.1f} %), fell {r['fell']} "
           f"(at {r['fell_at_s']}), largest stance slip {1e3 * max(r['slip_m'].values()):.1f} mm, "
-          f"torque RMS difference {r['torque']['rms_difference_all_Nm']:.3g} N·m "
-          f"(planned RMS {np.sqrt(np.mean(np.square(list(r['torque']['rms_planned_Nm'].values())))):.3g}), "
-          f"contact force RMS difference / weight {r['contact_forces']['rms_difference_over_weight']:.3f}")
+          f"Joule loss {e['executed']['joule_loss_J']:.4g} J executed vs {e['planned']['joule_loss_J']:.4g} J "
+          f"planned ({100 * e['relative_error']['joule_loss_J']:+.1f} %), feedback share "
+          f"{r['feedback_share']['all']:.2f}, peak torque / limit "
+          f"{max(x['peak_simulated_over_limit'] for x in r['torque']['limits'].values()):.2f}")
     assert not r["fell"], r["failures"]
     assert r["distance"]["relative_error"] <= DISTANCE_RTOL, r["failures"]
     assert not r["slipped"], r["failures"]
-    assert rep.verified and r["verified"] and not r["failures"]
     assert r["simulated_s"] == pytest.approx(REPLAY_CYCLES * result.trajectory.period, abs=2 * verify.ReplaySettings().timestep)
+    # the motors never give more than their limits, nor more than the torque–speed line allows
+    s = rep.series
+    assert np.all(s["tau_sim"] >= s["tau_lower"] - 1e-9) and np.all(s["tau_sim"] <= s["tau_upper"] + 1e-9)
+    limit = verify.actuator_torque_limits(result.robot)
+    assert np.all(np.abs(s["tau_sim"]) <= limit + 1e-9)
+    # the verdict: walking, and the Joule loss within the energy tolerance
+    within = abs(e["relative_error"]["joule_loss_J"]) <= verify.ReplaySettings().energy_rtol
+    assert rep.verified == r["verified"] == within == (not r["failures"])
+    assert within == (name in ENERGY_VERIFIED), (name, e["relative_error"])
+    if result.robot.name == "anymal_c":   # camera and hatch links whose inertias MuJoCo refuses
+        assert set(r["model"]["balanced_links"]) >= {"hatch", "depth_camera_front_camera"}
+        assert max(r["model"]["agreement"]["errors"].values()) < 1e-3
 
 
 @pytest.mark.fast
-@pytest.mark.parametrize("robot_name", ["biped7", "hoap2_sagittal", "titan8", "solo12", "hoap2"])
+@pytest.mark.parametrize("robot_name", available_robots())
 def test_mujoco_model_matches_pinocchio(robot_name):
     """The URDF through MuJoCo's compiler, with gaitopt's base coordinates: the same mass,
-    mass matrix, bias forces (gravity, Coriolis) and contact points as Pinocchio's model."""
+    mass matrix, bias forces (gravity, Coriolis) and contact points as Pinocchio's model, to
+    tolerances relative to the model's scale; every shipped robot."""
     robot = go.load_robot(robot_name)
     sim = verify.build_model(robot)          # checks at the standing posture
+    if not sim.balanced_links:
+        assert sim.agreement["tolerances"]["mass_matrix"] == verify.sim_model.MASS_MATRIX_RTOL
     rng = np.random.default_rng(0)
     for _ in range(3):
         q = robot.standing_q + 0.3 * rng.standard_normal(robot.nq)
         v = rng.standard_normal(robot.nv)
-        errs = verify.check_against_pinocchio(sim, q, v)
-        assert max(errs.values()) < 1e-6, errs
+        check = verify.check_against_pinocchio(sim, q, v)
+        errs, tol = check["errors"], check["tolerances"]
+        assert all(errs[k] <= tol[k] for k in errs), check
+        if not sim.balanced_links:
+            assert max(errs.values()) < 2e-6, errs    # bolt's M: 1.1e-6 (MuJoCo's principal axes)
+
+
+@pytest.mark.fast
+def test_impossible_inertias_are_balanced_as_mujoco_does():
+    """A link with principal moments A + B < C is replaced by the mean of its moments (MuJoCo's
+    balanceinertia), the change reported as ‖ΔI‖; a physical inertia is left alone."""
+    urdf = ('<robot name="r"><link name="a"><inertial><mass value="1"/><inertia ixx="1e-4" iyy="1e-4" '
+            'izz="5e-4" ixy="0" ixz="0" iyz="0"/></inertial></link><link name="b"><inertial><mass value="1"/>'
+            '<inertia ixx="2e-4" iyy="3e-4" izz="4e-4" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>')
+    text, changed = verify.sim_model.balance_inertias(urdf)
+    assert set(changed) == {"a"}
+    mean = 7e-4 / 3
+    assert changed["a"] == pytest.approx(np.linalg.norm(np.diag([1e-4, 1e-4, 5e-4]) - mean * np.eye(3)))
+    assert f'ixx="{mean!r}"' in text and 'izz="4e-4"' in text
+
+
+@pytest.mark.fast
+def test_motors_are_limited_at_the_actuator_limits():
+    robot = go.load_robot("biped7")
+    limit = verify.actuator_torque_limits(robot)
+    effort = robot.effort_limit[robot.actuated_index]
+    current = [robot.actuators[j].torque_limit for j in robot.actuated]
+    assert np.allclose(limit, np.minimum(np.where(effort > 0, effort, np.inf), current))
+    sim = verify.build_model(robot, settings=verify.ReplaySettings(torque_speed=False))
+    assert np.all(sim.model.actuator_forcelimited == 1)
+    assert np.allclose(sim.model.actuator_forcerange, np.column_stack([-limit, limit]))
+    sim = verify.build_model(robot, settings=verify.ReplaySettings(torque_limits=False, torque_speed=False))
+    assert np.all(sim.model.actuator_forcelimited == 0)
+
+
+@pytest.mark.fast
+def test_torque_speed_range_is_the_motor_voltage_line():
+    """At the bounds the motor's terminal voltage R·i + K·G·q̇ is ±V (gaitopt.actuation)."""
+    from gaitopt.actuation import motor_voltage
+    robot = go.load_robot("biped7")
+    qd = np.linspace(-5.0, 5.0, len(robot.actuated))
+    lo, hi = verify.torque_speed_range(robot, qd)
+    for i, j in enumerate(robot.actuated):
+        a = robot.actuators[j]
+        assert motor_voltage(a, hi[i], qd[i], a.gear_ratio) == pytest.approx(a.voltage)
+        assert motor_voltage(a, lo[i], qd[i], a.gear_ratio) == pytest.approx(-a.voltage)
+        assert hi[i] - lo[i] == pytest.approx(2 * a.stall_torque)
+
+
+@pytest.mark.fast
+def test_energy_figures_and_feedback_share():
+    """Constant torque τ on one joint at speed ω for 2 s of a 1 s cycle: per cycle, Joule loss
+    c τ² · 1 s, absolute work |τ ω| · 1 s; the feedback share of τ against itself is 0, of τ
+    against no feedforward 1."""
+    from gaitopt.actuation import joule_coefficient
+    robot = go.load_robot("biped7")
+    t = np.linspace(0.0, 2.0, 201)
+    tau = np.zeros((len(t), len(robot.actuated)))
+    tau[:, 0] = 3.0
+    v = np.zeros((len(t), robot.nv))
+    v[:, robot.actuated_index[0]] = -2.0
+    e = verify.energy_figures(robot, t, tau, v, period=1.0, stride=0.5)
+    a = robot.actuators[robot.actuated[0]]
+    assert e["joule_loss_J"] == pytest.approx(joule_coefficient(a, a.gear_ratio) * 9.0)
+    assert e["abs_work_J"] == pytest.approx(6.0) and e["mean_abs_power_W"] == pytest.approx(6.0)
+    assert e["specific_resistance"] == pytest.approx(6.0 / (robot.total_mass * 9.81 * 0.5), rel=1e-3)
+    assert verify.feedback_share(tau, tau) == 0.0
+    assert verify.feedback_share(tau, np.zeros_like(tau)) == pytest.approx(1.0)
 
 
 @pytest.mark.fast
@@ -117,17 +205,60 @@ def test_cli_writes_report_and_plot(static_walk_dir, tmp_path, capsys):
     printed = capsys.readouterr()
     report = json.loads((out / verify.REPORT_FILE).read_text())
     assert code == (0 if report["verified"] else 1), printed.err
-    assert code == 0, report["failures"]
     assert (out / verify.PLOT_FILE).stat().st_size > 10_000
     for key in ("format", "verified", "failures", "robot", "cycles", "simulated_s", "period_s", "distance", "fell",
                 "fell_at_s", "base", "slipped", "slip_m", "slip_planned_m", "joint_tracking_rms_rad", "torque",
-                "contact_forces", "settings", "pd_gains", "versions", "files", "result_dir"):
+                "contact_forces", "settings", "pd_gains", "versions", "energy", "feedback_share", "files",
+                "result_dir"):
         assert key in report, key
-    assert report["format"] == verify.REPORT_FORMAT
+    assert list(report)[:19] == ["format", "verified", "failures", "robot", "success", "cycles", "simulated_s",
+                                 "period_s", "distance", "fell", "fell_at_s", "base", "slipped", "slip_m",
+                                 "slip_planned_m", "joint_tracking_rms_rad", "torque", "contact_forces", "settings"]
+    assert report["format"] == verify.REPORT_FORMAT == "gaitopt-verify 2"
     assert set(report["distance"]) == {"planned_m", "simulated_m", "relative_error"}
     assert set(report["torque"]["rms_difference_Nm"]) == set(go.load_robot("biped7").actuated)
+    assert set(report["torque"]["limits"]) == set(go.load_robot("biped7").actuated)
     assert set(report["contact_forces"]["feet"]) == {"left", "right"}
+    for side in ("planned", "executed"):
+        assert {"joule_loss_J", "abs_work_J", "specific_resistance", "mean_abs_power_W"} <= set(report["energy"][side])
     assert report["cycles"] == 1
+    assert "Joule loss per cycle: executed" in printed.out and "feedback share" in printed.out
+
+
+def test_cli_exit_0_when_verified(static_walk_dir, tmp_path, monkeypatch, capsys):
+    """Exit 0 and "verified" for a replay that meets every criterion (here without the energy
+    one, which the static walk misses: +75 % Joule loss)."""
+    import functools
+    import gaitopt.verify.command as command
+    monkeypatch.setattr(command, "replay", functools.partial(verify.replay,
+                                                         settings=verify.ReplaySettings(energy_rtol=None)))
+    code = main(["verify", str(static_walk_dir), "--cycles", "1", "-o", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0 and out.rstrip().endswith("verified")
+    assert json.loads((tmp_path / verify.REPORT_FILE).read_text())["verified"]
+
+
+def test_cli_cannot_run_exit_4(static_walk_dir, tmp_path, capsys):
+    """A robot whose URDF MuJoCo refuses (a link inertia with negative moments, which no
+    balancing makes physical): exit 4, one line saying why, no report written."""
+    import shutil
+    robot = tmp_path / "biped7"
+    shutil.copytree(ROOT / "robots" / "biped7", robot)
+    urdf = robot / "biped7.urdf"
+    text = urdf.read_text()
+    i = text.index("<inertia ", text.index('name="left_thigh"'))
+    j = text.index("/>", i)
+    urdf.write_text(text[:i] + '<inertia ixx="-4e-3" ixy="0" ixz="0" iyy="-4e-3" iyz="0" izz="-1e-3"' + text[j:])
+    d = tmp_path / "res"
+    shutil.copytree(static_walk_dir, d)
+    info = json.loads((d / "result.json").read_text())
+    info["problem"]["robot"] = str(robot)
+    (d / "result.json").write_text(json.dumps(info))
+    code = main(["verify", str(d), "--cycles", "1"])
+    err = capsys.readouterr().err
+    assert code == 4, err
+    assert err.startswith("gaitopt: cannot verify") and "inertia" in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err and not (d / verify.REPORT_FILE).exists()
 
 
 def test_cli_verification_failure_exit_1(static_walk_dir, tmp_path, capsys):
@@ -148,7 +279,9 @@ def test_cli_verification_failure_exit_1(static_walk_dir, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args", [["verify", "/nonexistent/dir"], ["verify", "{d}", "--cycles", "0"],
-                                  ["verify", "{d}", "--cycles", "two"]])
+                                  ["verify", "{d}", "--cycles", "two"], ["verify", "{d}", "--perturb", "-1"],
+                                  ["verify", "{d}", "--perturb", "1001"], ["verify", "{d}", "--perturb", "x"],
+                                  ["verify", "{d}", "--seed", "1.5"]])
 def test_cli_bad_input_exit_2(args, static_walk_dir, capsys):
     code = main([a.format(d=static_walk_dir) for a in args])
     err = capsys.readouterr().err
@@ -172,3 +305,64 @@ def test_verify_dir_api(static_walk_dir, tmp_path):
     assert saved["distance"] == rep.report["distance"]
     n = len(rep.series["time"])
     assert rep.series["q_sim"].shape == (n, 9) and rep.series["force_sim"].shape == (n, 2, 3)
+
+
+@pytest.mark.fast
+def test_perturbation_changes_the_simulated_robot():
+    robot = go.load_robot("biped7")
+    sim = verify.build_model(robot, friction=0.8)
+    body = int(np.argmax(sim.model.body_mass))
+    mass, ipos, inertia = sim.model.body_mass[body], sim.model.body_ipos[body].copy(), sim.model.body_inertia[body].copy()
+    Perturbation(mass_scale=1.1, com_shift_m=(0.01, 0.0, -0.005), friction_scale=0.7).apply(sim)
+    assert sim.model.body_mass[body] == pytest.approx(1.1 * mass)
+    assert np.allclose(sim.model.body_inertia[body], 1.1 * inertia)
+    assert np.allclose(sim.model.body_ipos[body] - ipos, [0.01, 0.0, -0.005])
+    geoms = list(sim.foot_geoms) + [sim.model.geom("floor").id]
+    assert np.allclose(sim.model.geom_friction[geoms, 0], 0.7 * 0.8)
+    assert sim.model.body_subtreemass[0] == pytest.approx(robot.total_mass + 0.1 * mass)
+
+
+@pytest.mark.fast
+def test_perturbations_are_drawn_within_their_ranges():
+    ranges = verify.perturb.PerturbationRanges()
+    draws = [Perturbation.draw(np.random.default_rng(s), ranges) for s in range(200)]
+    assert all(abs(p.mass_scale - 1) <= ranges.mass_rtol for p in draws)
+    assert all(np.linalg.norm(p.com_shift_m) <= ranges.com_shift_m for p in draws)
+    assert all(abs(p.friction_scale - 1) <= ranges.friction_rtol for p in draws)
+    assert all(0 <= p.delay_s <= ranges.delay_max_s for p in draws)
+    assert max(p.mass_scale for p in draws) > 1.08 and min(p.friction_scale for p in draws) < 0.75
+
+
+def test_actuation_delay_applies_old_commands(static_walk_dir):
+    """With a delay of d steps the motor torque at step k is the PD command computed at step
+    k − d from the plan and the state then (where no limit cuts it)."""
+    result = go.export.load_result(static_walk_dir)
+    dt = verify.ReplaySettings().timestep
+    d = 2
+    rep = verify.replay(result, cycles=1, perturbation=Perturbation(delay_s=d * dt))
+    s, gains = rep.series, rep.report["pd_gains"]
+    kp = np.array([gains[j]["kp"] for j in s["actuated"]])
+    kd = np.array([gains[j]["kd"] for j in s["actuated"]])
+    act = result.robot.actuated_index
+    cmd = s["tau_plan"] + kp * (s["q_plan"][:, act] - s["q_sim"][:, act]) + kd * (s["v_plan"][:, act] - s["v_sim"][:, act])
+    free = (s["tau_sim"][d:] > s["tau_lower"][d:] + 1e-9) & (s["tau_sim"][d:] < s["tau_upper"][d:] - 1e-9)
+    assert free.mean() > 0.5
+    assert np.allclose(s["tau_sim"][d:][free], cmd[:-d][free], rtol=1e-6, atol=1e-6)
+    assert not np.allclose(s["tau_sim"][d:][free], cmd[d:][free], rtol=1e-6, atol=1e-6)
+
+
+def test_perturbed_replays_are_reproducible(static_walk_dir, tmp_path, capsys):
+    result = go.export.load_result(static_walk_dir)
+    a = perturbed_replays(result, 2, seed=3, cycles=1)
+    b = perturbed_replays(result, 2, seed=3, cycles=1)
+    assert a == b
+    assert a["n"] == 2 and len(a["runs"]) == 2 and a["success_rate"] in (0.0, 0.5, 1.0)
+    assert a["runs"][0]["mass_scale"] != a["runs"][1]["mass_scale"]
+    walked = [r for r in a["runs"] if r["walked"]]
+    if walked:
+        assert a["energy"]["joule_loss_J"]["min"] <= walked[0]["joule_loss_J"] <= a["energy"]["joule_loss_J"]["max"]
+    code = main(["verify", str(static_walk_dir), "--cycles", "1", "--perturb", "2", "--seed", "3", "-o", str(tmp_path)])
+    out = capsys.readouterr().out
+    report = json.loads((tmp_path / verify.REPORT_FILE).read_text())
+    assert code in (0, 1) and "perturbed: 2 runs (seed 3)" in out
+    assert report["perturbed"]["runs"] == json.loads(json.dumps(a["runs"]))

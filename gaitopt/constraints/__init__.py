@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .base import Constraint, Context, Terrain, VariableBounds
 from .contact import ContactAtRest, ContactGround, FrictionCone, InverseDynamics, friction_rows
-from .design import ABS_POWER_COSTS, GearRatioDesign, PowerSplit
+from .design import ABS_POWER_COSTS, GearRatioDesign, LimbLengthDesign, PowerSplit
 from .dynamics import Collocation
 from .junction import (CycleGauge, ForceContinuity, ImpactMap, Speed, StateContinuity, TorqueContinuity,
                        VelocityContinuity)
@@ -24,7 +24,7 @@ CONSTRAINTS = (
     # variable bounds
     JointLimits, KneeMargin, UpperBodyPosture, BaseAttitude, BaseAboveGround, VelocityLimits, TorqueLimits,
     # design variables (after the effort limits: designed joints lose their torque bounds)
-    GearRatioDesign,
+    GearRatioDesign, LimbLengthDesign,
     # per phase, then at every collocation point, then per interval
     Collocation,
     InverseDynamics, FrictionCone, BaseHeight, Foothold, ContactAtRest, ContactGround, SwingClearance,

@@ -1,11 +1,12 @@
-"""Components that add decision variables besides the motion: co-designed gear ratios and the
-split of joint powers into positive and negative parts."""
+"""Components that add decision variables besides the motion: co-designed gear ratios, limb
+lengths and the split of joint powers into positive and negative parts."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..actuation import designed_joints
 from ..errors import InputError
+from ..limb_lengths import LimbDynamics, leg_of, leg_scales
 from .base import Constraint
 
 
@@ -51,6 +52,60 @@ class GearRatioDesign(Constraint):
         where = designed_joints(ctx.problem, ctx.robot)
         ctx.gears = [exprs[where[j]] if j in where else g for j, g in zip(ctx.robot.actuated, ctx.gears)]
 
+
+
+def designed_legs(problem, robot) -> list:
+    """The `gaitopt.limb_lengths.Leg` of every foot in design.limb_lengths.legs (InputError
+    naming the field for an unknown or non-point foot, a missing mirror partner in a half cycle,
+    or a leg whose thigh and shank cannot be found)."""
+    field = "design.limb_lengths.legs"
+    spec = problem.limb_lengths
+    legs = []
+    points = sorted(f for f in robot.feet if robot.feet[f].kind == "point")
+    for foot in spec.legs:
+        if foot not in points:
+            raise InputError(f"{foot!r} is not a point foot of {robot.name}", file=problem.source, field=field,
+                             allowed=points)
+    for foot in spec.legs:
+        partner = robot.mirror.foot_pairs.get(foot) if robot.mirror is not None else None
+        if problem.cycle == "half" and partner is not None and partner not in spec.legs:
+            raise InputError(f"a half cycle needs mirror partners designed together: add {partner!r}",
+                             file=problem.source, field=field)
+        try:
+            legs.append(leg_of(robot, foot))
+        except ValueError as err:
+            raise InputError(str(err), file=problem.source, field=field) from None
+    return legs
+
+
+class LimbLengthDesign(Constraint):
+    """LimbLengthDesign: one thigh/shank length ratio ρ for the legs of design.limb_lengths as a
+    decision variable, ρ = ρ₀(1 + z) with ρ₀ the guess (default: the first leg's shipped ratio)
+    and z ∈ [ρ_min/ρ₀ − 1, ρ_max/ρ₀ − 1]; each leg keeps its total length. The transcription's
+    dynamics become `LimbDynamics` bound to the scales of ρ, so every row that uses them
+    (inverse dynamics, contact kinematics, impacts) sees the designed legs."""
+
+    term = "limb_design"
+    where = ("bounds", "variables")
+
+    def __init__(self):
+        self.legs = []
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return problem.limb_lengths is not None
+
+    def bound(self, ctx, bounds):
+        self.legs = designed_legs(ctx.problem, ctx.robot)
+
+    def add_variables(self, ctx):
+        spec = ctx.problem.limb_lengths
+        lo, hi = spec.ratio_bounds
+        guess = float(np.clip(spec.ratio_guess or self.legs[0].ratio, lo, hi))
+        z = ctx.builder.var("limb_ratio", (1, 1), lo / guess - 1.0, hi / guess - 1.0)
+        ctx.globals["limb_ratio"] = z
+        ratio = guess * (1.0 + z.sym)
+        ctx.dynamics = LimbDynamics(ctx.robot, self.legs).bind(leg_scales(self.legs, ratio))
 
 # cost terms that integrate |τ q̇| and so need the power split
 ABS_POWER_COSTS = frozenset({"specific_resistance", "abs_power"})

@@ -47,11 +47,10 @@ def foot_boxes(problem, robot) -> dict:
     """foot → (lo, hi) (3,) [m]: its range-of-motion box in the base frame (FootRangeOfMotion)."""
     geo = leg_geometry(robot)
     given = setting(problem, robot, "foot_range") or {}
-    kind = "biped" if len(robot.feet) == 2 else "multi"
     boxes = {}
     for foot in robot.feet:
         half = given.get("feet", {}).get(foot, given.get("half_size"))
-        half = np.asarray(half, float) if half is not None else FOOT_RANGE_FRACTION[kind] * geo.length[foot]
+        half = np.asarray(half, float) if half is not None else default_foot_half_size(robot, geo, foot)
         lo, hi = geo.stance[foot] - half, geo.stance[foot] + half
         # a foot off the mid-plane stays on its own side of it
         side = np.sign(geo.stance[foot][1]) if abs(geo.stance[foot][1]) > 1e-9 else 0.0
@@ -61,6 +60,12 @@ def foot_boxes(problem, robot) -> dict:
             hi[1] = min(hi[1], 0.0)
         boxes[foot] = (lo, hi)
     return boxes
+
+
+def default_foot_half_size(robot, geo, foot: str) -> np.ndarray:
+    """Half-sizes (3,) [m] of a foot's range-of-motion box when no setting gives them: a
+    fraction (FOOT_RANGE_FRACTION) of its standing leg length (geo = `leg_geometry(robot)`)."""
+    return FOOT_RANGE_FRACTION["biped" if len(robot.feet) == 2 else "multi"] * geo.length[foot]
 
 
 def separation_minima(problem, robot) -> list:

@@ -1,5 +1,6 @@
-"""`export`: one sampled export (full CSV, motor table or NPZ) and its JSON summary; and
-`read_export`, which reads any of the three back."""
+"""`export`: one export (full CSV, motor table, NPZ, MJCF or reference-motion JSON) and its
+JSON summary; and `read_export`, which reads the first three back (the MJCF and the motion JSON
+are read by their consumers' own libraries: mujoco, motion_imitation)."""
 from __future__ import annotations
 
 import json
@@ -11,14 +12,26 @@ from ..errors import InputError
 from .atomic import atomic_write_text
 from .commented_csv import read_comments
 from .full_csv import full_from_lines, write_full_csv
+from .hoap2 import write_hoap2_motion
+from .mjcf import MJCF_FORMAT, write_mjcf
+from .motion_json import MOTION_FORMAT, write_motion_json
 from .motors_table import MOTORS_FORMAT, motors_from_lines, write_motor_table
 from .npz import read_npz, write_npz
 from .sampling import DEFAULT_RATE_HZ, sample_times
 from .summary import export_summary
 
-EXPORT_FORMATS = ("full", "motors", "npz")
+# format → (default file name, writer(result, path, rate_hz, cycles)); the name's suffix is the
+# one the format requires
 EXPORT_WRITERS = {"full": ("full_{rate}hz.csv", write_full_csv), "motors": ("motors_{rate}hz.csv", write_motor_table),
-                  "npz": ("samples_{rate}hz.npz", write_npz)}
+                  "npz": ("samples_{rate}hz.npz", write_npz), "mjcf": ("gait.xml", write_mjcf),
+                  "amp": ("motion_{rate}hz.json", write_motion_json),
+                  "hoap2": ("hoap2_{rate}hz.csv", write_hoap2_motion)}  # HOAP-2 motion file (export/hoap2.py)
+EXPORT_FORMATS = tuple(EXPORT_WRITERS)
+
+
+def export_suffix(fmt: str) -> str:
+    """The file name suffix an export format requires (.csv, .npz, .xml, .json)."""
+    return Path(EXPORT_WRITERS[fmt][0]).suffix
 
 
 RESULT_FILES = ("trajectory.csv", "result.json", "knots.npz")  # what `gaitopt solve -o` writes
@@ -33,7 +46,9 @@ def _is_export_file(path: Path) -> bool:
         with open(path, encoding="utf-8") as fh:
             head = fh.read(200)
         if path.suffix == ".json":
-            return '"format": "gaitopt-export-summary' in head
+            return '"format": "gaitopt-export-summary' in head or f'"gaitopt_format": "{MOTION_FORMAT}"' in head
+        if path.suffix == ".xml":
+            return head.startswith(f"<!-- {MJCF_FORMAT} -->")
         return head.startswith(("# format: gaitopt-samples", "# format: gaitopt-motors"))
     except (OSError, UnicodeDecodeError, zipfile.BadZipFile):
         return False
@@ -67,10 +82,12 @@ def check_export_target(path, inputs=None, field: str = "path", export_file: boo
 
 def export(result, fmt: str = "full", path: str | Path | None = None, rate_hz: float = DEFAULT_RATE_HZ,
            cycles: int = 1, degrees: bool = False, outdir: str | Path = ".") -> dict:
-    """Write one export (fmt: full | motors | npz) and its JSON summary next to it.
+    """Write one export (fmt: full | motors | npz | mjcf | amp | hoap2) and its JSON summary next to it.
 
-    path: the output file (default OUTDIR/<fmt>_<rate>hz.csv, or samples_<rate>hz.npz);
-    degrees applies to the motor table only. Returns {"export": path, "summary": path}."""
+    path: the output file (default OUTDIR/ and EXPORT_WRITERS' name: full_<rate>hz.csv,
+    motors_<rate>hz.csv, samples_<rate>hz.npz, gait.xml, motion_<rate>hz.json); degrees applies
+    to the motor table only; rate and cycles do not apply to mjcf (keyframes at the knots).
+    Returns {"export": path, "summary": path}."""
     if fmt not in EXPORT_FORMATS:
         raise InputError(f"unknown export format {fmt!r}", field="format", allowed=EXPORT_FORMATS)
     if degrees and fmt != "motors":
@@ -78,8 +95,9 @@ def export(result, fmt: str = "full", path: str | Path | None = None, rate_hz: f
     sample_times(result.trajectory.period, rate_hz, cycles)  # validate before writing anything
     pattern, writer = EXPORT_WRITERS[fmt]
     path = Path(path) if path is not None else Path(outdir) / pattern.format(rate=f"{rate_hz:g}")
-    if path.suffix != (".npz" if fmt == "npz" else ".csv"):  # read_export tells the formats by suffix
-        raise InputError(f"a {fmt} export needs a {'.npz' if fmt == 'npz' else '.csv'} file name", file=str(path))
+    if path.suffix != export_suffix(fmt):  # read_export tells the formats by suffix
+        raise InputError(f"a {fmt} export needs a {export_suffix(fmt)} file name", file=str(path),
+                         allowed=[export_suffix(fmt)])
     check_export_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "motors":

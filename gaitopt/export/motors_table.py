@@ -9,7 +9,7 @@ import numpy as np
 from .atomic import atomic_open
 from .commented_csv import write_comments
 from .sampling import DEFAULT_RATE_HZ, sample_table
-from .trajectory_csv import header
+from .trajectory_csv import header, model_record
 
 MOTORS_FORMAT = "gaitopt-motors 1"
 
@@ -35,8 +35,11 @@ def write_motor_table(result, path: str | Path, rate_hz: float = DEFAULT_RATE_HZ
     meta = {"format": MOTORS_FORMAT, "robot": robot.name, "rate_hz": float(rate_hz), "cycles": int(cycles),
             "rows": len(pos), "period": result.trajectory.period, "stride": result.trajectory.stride,
             "transcription": result.problem.transcription, "success": bool(result.success),
-            "versions": header(result)["versions"], "unit": "deg" if degrees else "rad", "units": units,
-            "joints": list(robot.actuated)}
+            "versions": header(result)["versions"], "unit": "deg" if degrees else "rad", "units": units}
+    # added 2026-11-24: the model the optimiser used (trajectory.csv format 2's keys), before
+    # `joints`, which stays the last line
+    meta.update({k: v for k, v in model_record(result).items() if k not in meta})
+    meta["joints"] = list(robot.actuated)
     with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         write_comments(fh, meta)  # the last comment line names the columns: `# joints: [...]`
         w = csv.writer(fh)

@@ -19,7 +19,7 @@ from ..terrain_io import periodic_slope
 from ..robot import robot_of
 from ..trajectory import Trajectory
 from .atomic import atomic_open, atomic_write_text
-from .trajectory_csv import header, read_trajectory_csv, write_trajectory_csv
+from .trajectory_csv import header, read_trajectory_csv, split_points, write_trajectory_csv
 
 KNOTS_FILE = "knots.npz"
 RESULT_KEYS = ("success", "status", "message", "cost", "cost_terms", "iterations", "problem")
@@ -96,17 +96,18 @@ def _modes_by_phase(problem, robot) -> dict:
 
 
 def _trajectory_from_csv(path: Path, problem, robot, table=None) -> Trajectory:
-    meta, cols = table if table is not None else read_trajectory_csv(path)
+    meta, cols = table if table is not None else read_trajectory_csv(path, midpoints=True)
+    cols, mids = split_points(cols)
     contacts = [c.name for c in robot.contacts]
     shift = cycle_shift(robot.coordinates, periodic_slope(problem))
     stride = float(meta["stride"])
-    if not METHODS[problem.transcription].knot_table_exact:
+    if mids is None and not METHODS[problem.transcription].knot_table_exact:
         warnings.warn(f"{path}: no {KNOTS_FILE} next to it; {problem.transcription} midpoint torques and forces "
                       "are approximated by the mean of their interval's ends", stacklevel=4)
     return Trajectory.from_knot_table(cols, coordinates=robot.coordinates, actuated=robot.actuated,
                                       contact_names=contacts, stride=stride, period=float(meta["period"]),
                                       method=problem.transcription, modes=_modes_by_phase(problem, robot),
-                                      base_shift=shift * stride)
+                                      base_shift=shift * stride, mids=mids)
 
 
 def _read_result_json(d: Path) -> dict:
@@ -155,8 +156,11 @@ def _malformed(err: Exception, path: Path) -> InputError:
 
 
 def _check_agree(traj: Trajectory, table: tuple, knots: Path, csv_path: Path, robot) -> None:
-    """knots.npz and trajectory.csv of one directory hold the same knots."""
+    """knots.npz and trajectory.csv of one directory hold the same knots (and midpoints)."""
     meta, cols = table
+    cols, mids = split_points(cols)
+    if mids is not None and any(p.mid is not None for p in traj.phases):
+        _check_mids_agree(traj, mids, knots, csv_path)
     kn = traj.knots()
     n_csv, n_npz = len(cols["time"]), len(kn["time"])
     where = f"{csv_path} vs {KNOTS_FILE}"
@@ -179,6 +183,23 @@ def _check_agree(traj: Trajectory, table: tuple, knots: Path, csv_path: Path, ro
                 raise InputError(f"trajectory.csv and {KNOTS_FILE} differ", file=where, field=f"{k}.{c}")
 
 
+def _check_mids_agree(traj: Trajectory, mids: dict, knots: Path, csv_path: Path) -> None:
+    """The midpoint rows of trajectory.csv (format 2) are knots.npz's midpoints."""
+    where = f"{csv_path} vs {KNOTS_FILE}"
+    ours = [p.mid for p in traj.phases]
+    if any(m is None for m in ours) or len(mids["time"]) != sum(len(m["q"]) for m in ours):
+        raise InputError(f"{len(mids['time'])} midpoint rows in trajectory.csv, not the midpoints of {KNOTS_FILE}",
+                         file=str(knots), field="point")
+    for k, names in (("q", traj.coordinates), ("tau", traj.actuated)):
+        stacked = np.concatenate([m[k] for m in ours])
+        for j, c in enumerate(names):
+            col = mids.get(f"{k}.{c}")
+            if col is None:
+                raise InputError("missing column", file=str(csv_path), field=f"{k}.{c}")
+            if not np.allclose(col, stacked[:, j], rtol=1e-9, atol=1e-9):
+                raise InputError(f"trajectory.csv and {KNOTS_FILE} differ", file=where, field=f"{k}.{c}")
+
+
 def _read_trajectory(d: Path, problem, robot, info: dict | None = None) -> Trajectory:
     """The trajectory from knots.npz, or else from trajectory.csv; checked against the robot,
     against trajectory.csv when both are there, and against result.json's period and stride."""
@@ -186,7 +207,8 @@ def _read_trajectory(d: Path, problem, robot, info: dict | None = None) -> Traje
     for p in (knots, csv_path):
         if p.exists() and not p.is_file():
             raise InputError("not a regular file", file=str(p))
-    table = read_trajectory_csv(csv_path) if csv_path.is_file() else None  # InputError naming the key
+    # InputError naming the key; every row (format 2 has midpoint rows)
+    table = read_trajectory_csv(csv_path, midpoints=True) if csv_path.is_file() else None
     if knots.is_file():
         source = knots
         try:

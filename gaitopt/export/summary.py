@@ -8,6 +8,7 @@ import numpy as np
 from .. import quantities as Q
 from ..energy import absolute_work, cycle_energies, phase_integral, phase_spans, specific_resistance
 from .sampling import DEFAULT_RATE_HZ, sample_table
+from .trajectory_csv import model_record
 
 SUMMARY_FORMAT = "gaitopt-export-summary 1"
 
@@ -79,4 +80,6 @@ def export_summary(result, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1, fi
         "feet": _foot_figures(robot, traj, problem, tb, t, spans, T),
         "files": {k: str(v) for k, v in (files or {}).items()},
         "units": "SI: rad, rad/s, N*m, A, W, J; energies per cycle, from the sampled interpolant",
+        # added 2026-11-24: the model the optimiser used (trajectory.csv format 2's header keys)
+        "model": model_record(result),
     }

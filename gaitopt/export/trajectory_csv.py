@@ -1,7 +1,9 @@
-"""trajectory.csv, the contract other programs read (README "trajectory.csv"): `# key: value`
-comment lines, then one header row and one row per knot over one full cycle, the last row being
-the first knot of the next cycle. Columns: time, phase, q.<coord>, v.<coord>, a.<coord>,
-tau.<joint>, f.<contact>.{x,y,z}. Its header dict (`header`) also heads the sampled exports."""
+"""trajectory.csv, the contract other programs read (docs/formats.md "trajectory.csv"):
+`# key: value` comment lines, then one header row and, over one full cycle, one row per knot
+and (format 2) one per interval midpoint between them, the last row being the first knot of the
+next cycle. Columns: time, phase, q.<coord>, v.<coord>, a.<coord>, tau.<joint>,
+f.<contact>.{x,y,z}, and (format 2) point (knot | mid). Its header dict (`header`) also heads
+the sampled exports; format 2 adds the model the optimiser used (`model_header`)."""
 from __future__ import annotations
 
 import csv
@@ -13,13 +15,15 @@ import numpy as np
 import pinocchio
 
 from ..errors import InputError
-from ..terrain_io import periodic_slope, surface_of
 from ..trajectory import Trajectory
 from ..version import __version__
 from .atomic import atomic_open
 from .commented_csv import read_commented_csv, write_comments
+from .model_header import collocation_rows, model_header
 
-CSV_FORMAT_VERSION = 1
+CSV_FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)  # format 1: knot rows only, no model keys in the header
+POINT_KINDS = ("knot", "mid")
 
 
 def header(result) -> dict:
@@ -30,7 +34,8 @@ def header(result) -> dict:
         "urdf": str(Path(robot.urdf).resolve()),
         "base": robot.base,
         "locked": robot.locked,
-        "contacts": {c.name: {"frame": c.frame, "point": [float(x) for x in c.point]} for c in robot.contacts},
+        "contacts": {c.name: {"frame": c.frame, "point": [float(x) for x in c.point], "foot": c.foot,
+                              "role": c.role} for c in robot.contacts},
         "friction": problem.constraints.friction,
         "slope_rad": problem.slope,
         "stride": traj.stride,
@@ -40,15 +45,23 @@ def header(result) -> dict:
         "versions": {"gaitopt": __version__, "casadi": casadi.__version__, "pinocchio": pinocchio.__version__},
         "units": {"time": "s", "q": "m (base_x, base_y, base_z) or rad", "v": "m/s or rad/s",
                   "a": "m/s^2 or rad/s^2", "tau": "N*m (N for prismatic joints)", "f": "N, world frame"},
-        "terrain": terrain_header(problem),
+        # format 2 (2026-11-24), appended: the model the optimiser used (docs/formats.md)
+        **model_header(result),
     }
 
 
-def terrain_header(problem) -> dict:
-    """The header's `terrain`: enough to rebuild the ground (docs/formats.md): the plane's slope,
-    the base's periodic rise as a slope, and the surface (`gaitopt.terrain_io.surface_from_description`)."""
-    return {"slope_rad": float(problem.slope), "periodic_slope_rad": periodic_slope(problem),
-            "surface": surface_of(problem).describe()}
+# the header keys that describe the model and the problem's physics (not the run): what the
+# motor table and the export summary also carry
+MODEL_KEYS = ("urdf", "base", "locked", "contacts", "friction", "slope_rad", "gravity", "base_joints",
+              "coordinates", "actuated", "passive", "armature", "actuators", "torque_bounds", "joint_limits",
+              "limits", "feet", "terrain", "touchdown", "phases", "collocation", "equations_of_motion")
+
+
+def model_record(result) -> dict:
+    """The MODEL_KEYS items of `header(result)`: enough, with the URDF, to rebuild the dynamics
+    the optimiser used (docs/formats.md "Rebuilding the dynamics")."""
+    meta = header(result)
+    return {k: meta[k] for k in MODEL_KEYS}
 
 
 def knot_columns(coordinates, actuated, contact_names) -> list:
@@ -63,26 +76,24 @@ def knot_columns(coordinates, actuated, contact_names) -> list:
 
 
 def columns(traj: Trajectory) -> list:
-    """trajectory.csv's columns."""
-    return knot_columns(traj.coordinates, traj.actuated, traj.contact_names)
+    """trajectory.csv's columns: `knot_columns`, then point (knot | mid)."""
+    return knot_columns(traj.coordinates, traj.actuated, traj.contact_names) + ["point"]
 
 
 def write_trajectory_csv(result, path: str | Path) -> Path:
-    """Write trajectory.csv (knot rows over one full cycle + the next cycle's first knot)."""
+    """Write trajectory.csv: knot and midpoint rows over one full cycle (`collocation_rows`),
+    then the next cycle's first knot."""
     path = Path(path)
     traj = result.trajectory
-    kn = traj.knots()
     with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         write_comments(fh, header(result))
         w = csv.writer(fh)
         w.writerow(columns(traj))
-        n = len(kn["time"])
-        for i in range(n):
-            row = [repr(float(kn["time"][i])), kn["phase"][i]]
-            for key in ("q", "v", "a", "tau"):
-                row += [repr(float(x)) for x in kn[key][i]]
-            row += [repr(float(x)) for x in kn["f"][i].ravel()]
-            w.writerow(row)
+        for t, phase, point, q, v, a, tau, f in collocation_rows(traj):
+            row = [repr(t), phase]
+            for x in (q, v, a, tau, np.ravel(f)):
+                row += [repr(float(y)) for y in x]
+            w.writerow(row + [point])
     return path
 
 
@@ -97,13 +108,14 @@ def _number(meta: dict, key: str, path, positive: bool = False) -> float:
 
 def check_knot_table(path, meta: dict, cols: dict) -> None:
     """InputError (naming the file and the key) unless the knot table of trajectory.csv is
-    well formed: format version, period (> 0) and stride (finite), time and phase columns,
-    at least two rows, every number finite, times non-decreasing with equal times only at
-    phase junctions, the last row one period after the first."""
-    fmt = f"gaitopt-trajectory {CSV_FORMAT_VERSION}"
-    if meta.get("format") != fmt:
+    well formed: format version (1 or 2), period (> 0) and stride (finite), time and phase
+    columns, at least two rows, every number finite, times non-decreasing with equal times only
+    at phase junctions, the last row one period after the first; format 2: a point column, each
+    midpoint row between two knot rows of its phase."""
+    allowed = [f"gaitopt-trajectory {v}" for v in READABLE_VERSIONS]
+    if meta.get("format") not in allowed:
         raise InputError(f"unknown format {str(meta.get('format'))[:40]!r}", file=str(path), field="format",
-                         allowed=[fmt])
+                         allowed=allowed)
     period = _number(meta, "period", path, positive=True)
     _number(meta, "stride", path)
     for key in ("time", "phase"):
@@ -113,7 +125,7 @@ def check_knot_table(path, meta: dict, cols: dict) -> None:
     if len(t) < 3:
         raise InputError(f"{len(t)} data rows; a cycle needs at least 3", file=str(path), field="time")
     for name, col in cols.items():
-        if name != "phase":
+        if name not in ("phase", "point"):
             bad = np.flatnonzero(~np.isfinite(np.asarray(col, dtype=float)))
             if len(bad):
                 raise InputError(f"data row {bad[0] + 1}: not finite: {col[bad[0]]!r}", file=str(path), field=name)
@@ -131,11 +143,54 @@ def check_knot_table(path, meta: dict, cols: dict) -> None:
     if abs(t[-1] - t[0] - period) > 1e-6 * max(1.0, period):
         raise InputError(f"the last row ({t[-1]!r} s) is not one period ({period!r} s) after the first "
                          f"({t[0]!r} s)", file=str(path), field="period")
+    if meta["format"] != "gaitopt-trajectory 1":
+        names = [p.get("name") for p in meta.get("phases", []) if isinstance(p, dict)]
+        unknown = sorted(set(str(x) for x in labels) - set(names))
+        if unknown:
+            raise InputError(f"unknown phase {unknown[0][:40]!r} (not in the header's phases)", file=str(path),
+                             field="phase", allowed=names)
+        _check_points(path, cols, labels)
 
 
-def read_trajectory_csv(path: str | Path) -> tuple[dict, dict]:
-    """Read trajectory.csv back: (header dict, columns dict name → array; phase as strings).
-    InputError (naming the file and the key) when it is malformed (see `check_knot_table`)."""
-    meta, cols = read_commented_csv(path, lambda name: name == "phase")
+def _check_points(path, cols: dict, labels) -> None:
+    """Format 2's point column: knot | mid, every midpoint row between two knot rows of its phase."""
+    if "point" not in cols:
+        raise InputError("missing column", file=str(path), field="point")
+    point = np.asarray(cols["point"])
+    bad = np.flatnonzero(~np.isin(point, POINT_KINDS))
+    if len(bad):
+        raise InputError(f"data row {bad[0] + 1}: {str(point[bad[0]])[:20]!r} is not a kind of point",
+                         file=str(path), field="point", allowed=POINT_KINDS)
+    mid = point == "mid"
+    inner = np.zeros_like(mid)
+    inner[1:-1] = (point[:-2] == "knot") & (point[2:] == "knot") & (labels[:-2] == labels[1:-1]) \
+        & (labels[2:] == labels[1:-1])
+    knot_pairs = (point[:-1] == "knot") & (point[1:] == "knot") & (labels[:-1] == labels[1:])
+    knot_pairs[-1] = False  # the last row is the next cycle's first knot
+    wrong = np.flatnonzero(mid & ~inner)
+    if len(wrong) or (np.any(mid) and np.any(knot_pairs)):
+        i = wrong[0] if len(wrong) else np.flatnonzero(knot_pairs)[0]
+        raise InputError(f"data row {i + 1}: knot and mid rows must alternate within a phase", file=str(path),
+                         field="point")
+
+
+def read_trajectory_csv(path: str | Path, midpoints: bool = False) -> tuple[dict, dict]:
+    """Read trajectory.csv (format 1 or 2) back: (header dict, columns dict name → array;
+    phase and point as strings). By default the knot rows only (format 1's table, without the
+    point column); midpoints=True: every row, with the point column (knot for every row of a
+    format 1 file). InputError (naming the file and the key) when it is malformed (see
+    `check_knot_table`)."""
+    meta, cols = read_commented_csv(path, lambda name: name in ("phase", "point"))
     check_knot_table(path, meta, cols)
-    return meta, cols
+    point = cols.pop("point", np.full(len(cols["time"]), "knot"))
+    if midpoints:
+        return meta, dict(cols, point=point)
+    return meta, split_points(dict(cols, point=point))[0]
+
+
+def split_points(cols: dict) -> tuple:
+    """(knot rows, midpoint rows or None when there are none) of `read_trajectory_csv(path,
+    midpoints=True)`'s columns, each without the point column."""
+    point = np.asarray(cols["point"])
+    parts = [{k: np.asarray(v)[point == kind] for k, v in cols.items() if k != "point"} for kind in POINT_KINDS]
+    return parts[0], (parts[1] if np.any(point == "mid") else None)

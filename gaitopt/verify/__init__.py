@@ -13,7 +13,10 @@ against Pinocchio (mass matrix, contact point positions) before anything is simu
 
 The replay starts from the plan's first state and applies, on every actuated joint,
 τ = τ_ff(t) + K_p (q_ref(t) − q) + K_d (v_ref(t) − v), with τ_ff, q_ref, v_ref the planned
-trajectory sampled with the transcription's interpolant. The gains put each joint at a natural
+trajectory sampled with the transcription's interpolant, cut to the motor's torque limit and
+torque–speed line. It is judged on falls, slip, distance and the executed Joule loss against
+the plan's (energy, feedback share, peak torques and contact forces reported); `perturb` replays
+it under random model errors. A model that cannot be replayed raises CannotReplay. The gains put each joint at a natural
 frequency `pd_frequency_hz` on its diagonal entry of the joint-space inertia matrix at the
 first state (the links outboard of it, the floating base free).
 
@@ -29,15 +32,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..export import load_result
-from .judge import REPORT_FORMAT, base_height, judge
+from . import perturb
+from .judge import REPORT_FORMAT, base_height, energy_figures, feedback_share, judge
 from .replay import Replay, replay
-from .report import PLOT_FILE, REPORT_FILE, plot_replay, write_replay
-from .settings import MAX_CYCLES, MAX_STEPS, ReplaySettings, check_cycles, check_steps, load_mujoco
-from .sim_model import SimModel, build_model, check_against_pinocchio, joint_inertias, mesh_free_urdf
+from .report import PLOT_FILE, REPORT_FILE, plot_replay, summary_text, write_replay
+from .settings import MAX_CYCLES, MAX_STEPS, CannotReplay, ReplaySettings, check_cycles, check_steps, load_mujoco
+from .sim_model import (SimModel, actuator_torque_limits, build_model, check_against_pinocchio, joint_inertias,
+                        mesh_free_urdf, torque_speed_range)
 
-__all__ = ["PLOT_FILE", "REPORT_FILE", "REPORT_FORMAT", "Replay", "ReplaySettings", "SimModel", "base_height",
-           "build_model", "check_against_pinocchio", "joint_inertias", "judge", "load_mujoco", "mesh_free_urdf",
-           "plot_replay", "replay", "verify_dir", "write_replay"]
+__all__ = ["PLOT_FILE", "REPORT_FILE", "REPORT_FORMAT", "CannotReplay", "Replay", "ReplaySettings", "SimModel",
+           "actuator_torque_limits", "base_height", "build_model", "check_against_pinocchio", "energy_figures",
+           "feedback_share", "perturb", "torque_speed_range", "joint_inertias", "judge", "load_mujoco", "mesh_free_urdf",
+           "plot_replay", "replay", "summary_text", "verify_dir", "write_replay"]
 
 
 def verify_dir(result_dir, cycles: int = 2, output=None, settings: ReplaySettings = ReplaySettings()) -> tuple:

@@ -1,5 +1,5 @@
-"""Judging a replay against its plan: fall, slip and distance criteria, and the report
-(verify.json) with tracking, torque and contact-force differences."""
+"""Judging a replay against its plan: fall, slip, distance and energy criteria, and the report
+(verify.json) with tracking, torque, energy and contact-force differences."""
 from __future__ import annotations
 
 from dataclasses import asdict
@@ -8,10 +8,11 @@ import numpy as np
 import pinocchio as pin
 
 from ..cycle import height_above_terrain
+from ..energy import absolute_work, cycle_energies, specific_resistance
 from ..version import __version__
 from .settings import load_mujoco
 
-REPORT_FORMAT = "gaitopt-verify 1"
+REPORT_FORMAT = "gaitopt-verify 2"
 
 
 def base_height(q, coords, slope):
@@ -72,49 +73,116 @@ def _foot_forces(robot, n, f_plan, f_sim) -> dict:
     return forces
 
 
-def judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f_plan, f_sim, pts,
-           point_on, touching, fell_at, h_plan, tilt_plan) -> dict:
-    mujoco = load_mujoco()
-    robot, traj = result.robot, result.trajectory
-    coords = list(robot.coordinates)
-    ix = coords.index("base_x")
-    planned = cycles * traj.stride
-    simulated = float(q_sim[-1, ix] - q_sim[0, ix])
-    fell = fell_at is not None
-    slip = _stance_slips(pts, point_on, sim.ground_tangents, touching)
-    # the plan's own contact points, for the foothold drift the plan itself has
-    slip_plan = _stance_slips(_contact_points(robot, q_plan), point_on, sim.ground_tangents)
-    rel = abs(simulated - planned) / abs(planned) if planned else float("inf")
-    slipped = bool(slip.max(initial=0.0) > settings.slip_tol)
+def energy_figures(robot, t, tau, v, period: float, stride: float) -> dict:
+    """Energy per cycle of samples at times t (T,) [s] with joint torques tau (T, nu) [N·m] and
+    velocities v (T, nv) [rad/s], by `gaitopt.energy` (one trapezoid over the samples, divided
+    by the cycles they span, (t[-1] − t[0]) / period): per_cycle_J (`cycle_energies`: electrical,
+    copper_loss, joule_loss, mechanical work …), joule_loss_J (the joule_loss cost's index
+    ∫ Σ R (τ/(G K))² dt), abs_work_J (∫ Σ |τ ω| dt), specific_resistance (abs work / (m g
+    stride)) and mean_abs_power_W (abs work / period). The same function for the plan and the
+    replay, over the same samples."""
+    e = cycle_energies(robot, t, tau, v, [slice(0, len(t))])
+    n = (t[-1] - t[0]) / period if len(t) > 1 else float("nan")
+    per = {k: x / n for k, x in e.items()}
+    work = absolute_work(per)
+    return {"per_cycle_J": per, "joule_loss_J": per["joule_loss"], "abs_work_J": work,
+            "specific_resistance": specific_resistance(per, robot.total_mass, stride),
+            "mean_abs_power_W": work / period}
+
+
+def feedback_share(tau_sim, tau_ff, axis=None):
+    """|τ_fb| RMS / |τ| RMS [-], τ_fb = τ − τ_ff the part of the applied torque τ (T, nu) [N·m]
+    that is not the plan's feedforward τ_ff (the PD's, and what the limits cut); over all joints
+    and samples (axis None) or per joint (axis 0)."""
+    return _rms(tau_sim - tau_ff, axis) / np.maximum(_rms(tau_sim, axis), 1e-12)
+
+
+def _relative(executed, planned) -> float:
+    return (executed - planned) / abs(planned) if planned else float("inf")
+
+
+def _energy_report(robot, traj, series) -> dict:
+    """verify.json's `energy`: planned and executed figures per cycle and their relative errors."""
+    t = series["time"]
+    plan = energy_figures(robot, t, series["tau_plan"], series["v_plan"], traj.period, traj.stride)
+    done = energy_figures(robot, t, series["tau_sim"], series["v_sim"], traj.period, traj.stride)
+    return {"planned": plan, "executed": done,
+            "relative_error": {k: float(_relative(done[k], plan[k])) for k in
+                               ("joule_loss_J", "abs_work_J", "specific_resistance", "mean_abs_power_W")}}
+
+
+def _torque_limits_report(robot, sim, series, bounds) -> dict:
+    """Per joint: limit, peaks planned and simulated over the limit, and the share of samples
+    the motor spent at its bound (torque limit or torque–speed line)."""
+    joints = list(robot.actuated)
+    tau, lo, hi = series["tau_sim"], bounds[0], bounds[1]
+    slack = 1e-9 * np.where(np.isfinite(lo), np.abs(lo), 0.0) + 1e-12
+    at_bound = (tau <= lo + slack) | (tau >= hi - slack)
+    limit = sim.torque_limit if sim.torque_limit is not None else np.full(len(joints), np.inf)
+    peak_plan, peak_sim = np.abs(series["tau_plan"]).max(axis=0), np.abs(tau).max(axis=0)
+    return {j: {"limit_Nm": float(limit[i]), "peak_planned_over_limit": float(peak_plan[i] / limit[i]),
+                "peak_simulated_over_limit": float(peak_sim[i] / limit[i]),
+                "saturated_fraction": float(np.mean(at_bound[:, i]))} for i, j in enumerate(joints)}
+
+
+def _failures(robot, settings, fell_at, slip, distance, energy) -> list:
+    """One-line reasons the replay does not verify (empty: verified)."""
     failures = []
-    if fell:
+    if fell_at is not None:
         failures.append(f"fell at t = {fell_at:.3f} s")
-    if slipped:
+    if slip.max(initial=0.0) > settings.slip_tol:
         worst = int(np.argmax(slip))
         failures.append(f"{robot.contacts[worst].name} slipped {slip[worst] * 1e3:.1f} mm in stance "
                         f"(tolerance {settings.slip_tol * 1e3:.1f} mm)")
-    if not rel <= settings.distance_rtol:
-        failures.append(f"travelled {simulated:.4f} m instead of {planned:.4f} m "
-                        f"({100 * rel:.1f} % off, tolerance {100 * settings.distance_rtol:.0f} %)")
+    if not distance["relative_error"] <= settings.distance_rtol:
+        failures.append(f"travelled {distance['simulated_m']:.4f} m instead of {distance['planned_m']:.4f} m "
+                        f"({100 * distance['relative_error']:.1f} % off, tolerance "
+                        f"{100 * settings.distance_rtol:.0f} %)")
+    rel = energy["relative_error"]["joule_loss_J"]
+    if settings.energy_rtol is not None and fell_at is None and not abs(rel) <= settings.energy_rtol:
+        failures.append(f"Joule loss {energy['executed']['joule_loss_J']:.4g} J per cycle executed vs "
+                        f"{energy['planned']['joule_loss_J']:.4g} J planned ({100 * rel:+.1f} %, tolerance "
+                        f"{100 * settings.energy_rtol:.0f} %)")
+    return failures
+
+
+def judge(result, sim, settings, cycles, series, pts, point_on, touching, fell_at, h_plan, tilt_plan) -> dict:
+    """The report (verify.json without files and result_dir) of a replay: series as `Replay.series`
+    (with tau_lower, tau_upper (T, nu): the motors' bounds at each step), pts (T, nc, 3)
+    simulated contact points, point_on (T, nc) planned and touching (T, nc) simulated contact
+    flags, fell_at [s] or None, h_plan (T,) planned base height, tilt_plan [rad] its largest tilt."""
+    mujoco = load_mujoco()
+    robot, traj = result.robot, result.trajectory
+    coords, joints = list(robot.coordinates), list(robot.actuated)
+    q_plan, q_sim, tau_plan, tau_sim = series["q_plan"], series["q_sim"], series["tau_plan"], series["tau_sim"]
+    f_plan, f_sim = series["force_plan"], series["force_sim"]
+    ix = coords.index("base_x")
+    planned = cycles * traj.stride
+    simulated = float(q_sim[-1, ix] - q_sim[0, ix])
+    distance = {"planned_m": float(planned), "simulated_m": simulated,
+                "relative_error": float(abs(simulated - planned) / abs(planned)) if planned else float("inf")}
+    slip = _stance_slips(pts, point_on, sim.ground_tangents, touching)
+    # the plan's own contact points, for the foothold drift the plan itself has
+    slip_plan = _stance_slips(_contact_points(robot, q_plan), point_on, sim.ground_tangents)
+    energy = _energy_report(robot, traj, series)
+    failures = _failures(robot, settings, fell_at, slip, distance, energy)
     weight = robot.total_mass * float(np.linalg.norm(robot.model.gravity.linear))
     dtau = tau_sim - tau_plan
-    joints = list(robot.actuated)
-    rms_plan = _rms(tau_plan)
     forces = _foot_forces(robot, sim.ground_normal, f_plan, f_sim)
     all_diff = np.linalg.norm(f_sim - f_plan, axis=2)
     tilt_idx = [coords.index(c) for c in ("base_pitch", "base_roll") if c in coords]
-    joint_idx = robot.actuated_index
-    report = {
+    peak_plan = max(f["peak_normal_planned_N"] for f in forces.values())
+    return {
         "format": REPORT_FORMAT,
         "verified": not failures,
         "failures": failures,
         "robot": robot.name,
         "success": bool(result.success),
         "cycles": int(cycles),
-        "simulated_s": float(t[-1]),
+        "simulated_s": float(series["time"][-1]),
         "period_s": float(traj.period),
-        "distance": {"planned_m": float(planned), "simulated_m": simulated, "relative_error": float(rel)},
-        "fell": fell,
+        "distance": distance,
+        "fell": fell_at is not None,
         "fell_at_s": fell_at,
         "base": {
             "height_min_planned_m": float(h_plan.min()),
@@ -124,25 +192,32 @@ def judge(result, sim, settings, cycles, t, q_plan, q_sim, tau_plan, tau_sim, f_
             "final_error": {c: float(q_sim[-1, i] - q_plan[-1, i]) for i, c in enumerate(coords)
                             if c in robot.base_coordinates},
         },
-        "slipped": slipped,
+        "slipped": bool(slip.max(initial=0.0) > settings.slip_tol),
         "slip_m": {c.name: float(slip[i]) for i, c in enumerate(robot.contacts)},
         "slip_planned_m": {c.name: float(slip_plan[i]) for i, c in enumerate(robot.contacts)},
-        "joint_tracking_rms_rad": {j: float(x) for j, x in zip(joints, _rms(q_sim[:, joint_idx] - q_plan[:, joint_idx]))},
+        "joint_tracking_rms_rad": {j: float(x) for j, x in
+                                   zip(joints, _rms(q_sim[:, robot.actuated_index] - q_plan[:, robot.actuated_index]))},
         "torque": {
             "rms_difference_Nm": {j: float(x) for j, x in zip(joints, _rms(dtau))},
-            "rms_planned_Nm": {j: float(x) for j, x in zip(joints, rms_plan)},
+            "rms_planned_Nm": {j: float(x) for j, x in zip(joints, _rms(tau_plan))},
             "rms_difference_all_Nm": float(_rms(dtau.ravel())),
             "relative": float(_rms(dtau.ravel()) / max(_rms(tau_plan.ravel()), 1e-12)),
             "peak_simulated_Nm": {j: float(x) for j, x in zip(joints, np.abs(tau_sim).max(axis=0))},
+            "peak_planned_Nm": {j: float(x) for j, x in zip(joints, np.abs(tau_plan).max(axis=0))},
+            "limits": _torque_limits_report(robot, sim, series, (series["tau_lower"], series["tau_upper"])),
         },
         "contact_forces": {
             "feet": forces,
             "rms_difference_over_weight": float(_rms(all_diff.ravel()) / weight),
+            "peak_normal_simulated_over_planned": float(max(f["peak_normal_simulated_N"] for f in forces.values())
+                                                        / peak_plan) if peak_plan > 0 else float("inf"),
         },
         "settings": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(settings).items()},
-        "model": {"balanced_links": dict(sim.balanced_links or {})},
+        "model": {"balanced_links": dict(sim.balanced_links or {}), "agreement": sim.agreement},
         "pd_gains": {j: {"kp": float(sim.kp[i]), "kd": float(sim.kd[i]), "kp_stance": float(sim.kp_stance[i]),
                          "kd_stance": float(sim.kd_stance[i])} for i, j in enumerate(joints)},
         "versions": {"gaitopt": __version__, "mujoco": mujoco.__version__},
+        "energy": energy,
+        "feedback_share": {"all": float(feedback_share(tau_sim, tau_plan)),
+                           "joints": {j: float(x) for j, x in zip(joints, feedback_share(tau_sim, tau_plan, 0))}},
     }
-    return report

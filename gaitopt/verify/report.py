@@ -37,7 +37,9 @@ def plot_replay(rep: Replay):
     r = rep.report
     fig.suptitle(f"{r['robot']}: {'VERIFIED' if r['verified'] else 'FAILED: ' + '; '.join(r['failures'])}\n"
                  f"distance {r['distance']['simulated_m']:.3f} m simulated vs {r['distance']['planned_m']:.3f} m "
-                 f"planned, torque RMS difference {r['torque']['rms_difference_all_Nm']:.3g} N·m", fontsize=9)
+                 f"planned, torque RMS difference {r['torque']['rms_difference_all_Nm']:.3g} N·m, Joule loss "
+                 f"{r['energy']['executed']['joule_loss_J']:.3g} J executed vs {r['energy']['planned']['joule_loss_J']:.3g} J "
+                 f"planned per cycle, feedback share {r['feedback_share']['all']:.2f}", fontsize=9)
     return fig
 
 
@@ -56,3 +58,37 @@ def write_replay(rep: Replay, outdir, result_dir=None) -> dict:
     with atomic_open(plot_path, "wb") as fh:
         plot_replay(rep).savefig(fh, format="png", dpi=110)
     return {"report": path, "plot": plot_path}
+
+
+def summary_text(r: dict) -> str:
+    """The summary `gaitopt verify` prints of a report (verify.json): walking, energy per cycle,
+    feedback share, peak torques against the limits, peak contact forces, perturbed runs."""
+    e, lim = r["energy"], r["torque"]["limits"]
+    worst = max(lim, key=lambda j: lim[j]["peak_simulated_over_limit"]) if lim else None
+    lines = [f"{r['robot']}: {r['cycles']} cycles in MuJoCo: distance {r['distance']['simulated_m']:.4f} m simulated vs "
+             f"{r['distance']['planned_m']:.4f} m planned ({100 * r['distance']['relative_error']:.1f} % off), "
+             f"fell {r['fell']}, slipped {r['slipped']} (largest {1e3 * max(r['slip_m'].values()):.1f} mm), "
+             f"torque RMS difference {r['torque']['rms_difference_all_Nm']:.3g} N·m"]
+    for key, label, unit in (("joule_loss_J", "Joule loss", "J"), ("abs_work_J", "absolute work", "J"),
+                             ("mean_abs_power_W", "mean absolute power", "W"),
+                             ("specific_resistance", "specific resistance", "")):
+        u = f" {unit}" if unit else ""
+        lines.append(f"  {label}{' per cycle' if unit == 'J' else ''}: executed {e['executed'][key]:.4g}{u} vs planned "
+                     f"{e['planned'][key]:.4g}{u} ({100 * e['relative_error'][key]:+.1f} %)")
+    lines.append(f"  feedback share of joint torque (|τ_fb| RMS / |τ| RMS): {r['feedback_share']['all']:.2f}")
+    if worst is not None:
+        lines.append(f"  peak torque / limit: {lim[worst]['peak_simulated_over_limit']:.2f} simulated "
+                     f"({worst}, limit {lim[worst]['limit_Nm']:.3g} N·m), "
+                     f"{max(x['peak_planned_over_limit'] for x in lim.values()):.2f} planned; at the limit "
+                     f"{100 * max(x['saturated_fraction'] for x in lim.values()):.1f} % of the time (worst joint)")
+    lines.append(f"  peak normal contact force simulated / planned: "
+                 f"{r['contact_forces']['peak_normal_simulated_over_planned']:.2f}")
+    p = r.get("perturbed")
+    if p:
+        sp = p["energy"]["joule_loss_relative_error"]
+        spread = (f"Joule loss vs plan {100 * sp['mean']:+.0f} % ± {100 * sp['std']:.0f} % "
+                  f"(min {100 * sp['min']:+.0f} %, max {100 * sp['max']:+.0f} %)" if sp["mean"] is not None
+                  else "every run fell")
+        lines.append(f"  perturbed: {p['n']} runs (seed {p['seed']}): walked {100 * p['success_rate']:.0f} %, "
+                     f"verified {100 * p['verified_rate']:.0f} %; {spread}")
+    return "\n".join(lines)

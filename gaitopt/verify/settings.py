@@ -26,6 +26,12 @@ def check_steps(period: float, cycles: int, timestep: float, field: str = "cycle
     return int(n)
 
 
+class CannotReplay(RuntimeError):
+    """The replay could not be run (a model MuJoCo refuses or that disagrees with Pinocchio's, a
+    robot with nothing to walk on, a simulation that diverged at the start): not a verdict on
+    the gait. The message is one line saying why (`gaitopt verify` exit 4)."""
+
+
 def load_mujoco():
     """The mujoco module, or an InputError saying how to install it."""
     try:
@@ -49,11 +55,16 @@ class ReplaySettings:
     feet (0: off);
     cone: pyramidal | elliptic friction cone; noslip_iterations: MuJoCo's no-slip solver passes
     (0: off; it removes the creep of MuJoCo's soft friction).
+    torque_limits: motors saturate at ± the actuator's torque limit (the URDF effort limit and
+    the current limit's η·G·K·I_max, the smaller; MuJoCo's forcerange); torque_speed: and, at
+    every step, inside the motor's torque–speed line at the joint's speed then,
+    η·G·K·(±V − K·G·q̇)/R (the forcerange updated before each step).
     Criteria: distance_rtol: |simulated − planned| base advance / planned; slip_tol: tangential
     displacement [m] of a contact point within one planned stance while it touches the ground;
     fall_height_fraction: the base
     has fallen when its height above the ground drops below this × the plan's lowest;
-    fall_tilt: or when |pitch| or |roll| exceeds the plan's largest by this [rad].
+    fall_tilt: or when |pitch| or |roll| exceeds the plan's largest by this [rad];
+    energy_rtol: |executed − planned| / planned Joule loss per cycle (None: not judged).
     """
 
     timestep: float = 5e-4
@@ -69,3 +80,6 @@ class ReplaySettings:
     slip_tol: float = 0.02
     fall_height_fraction: float = 0.5
     fall_tilt: float = 0.5
+    torque_limits: bool = True
+    torque_speed: bool = True
+    energy_rtol: float | None = 0.10

@@ -9,7 +9,8 @@ import numpy as np
 import pinocchio as pin
 
 from ..schedule import active_points
-from .settings import ReplaySettings, load_mujoco
+from .terrain_geoms import add_terrain
+from .settings import CannotReplay, ReplaySettings, load_mujoco
 
 
 def _rotation_about(axis, angle) -> np.ndarray:
@@ -80,6 +81,8 @@ class SimModel:
     ground_normal: np.ndarray
     ground_tangents: np.ndarray
     balanced_links: dict = None  # link → ‖ΔI‖ [kg·m²] of the URDF inertias balanced (balance_inertias)
+    torque_limit: np.ndarray = None  # (nu,) N·m, ± the motors' forcerange (inf: unlimited)
+    agreement: dict = None  # check_against_pinocchio's errors and tolerances at the gains' posture
 
     def set_state(self, q, v) -> None:
         """Set MuJoCo's state from gaitopt's q, v (nq,) and run its kinematics."""
@@ -233,11 +236,11 @@ def _new_spec(mj, robot, settings: ReplaySettings):
 
 
 def _add_ground(mj, spec, robot, root, child_of, traj, slope, friction, settings, surface=None) -> tuple:
-    """The ground — the floor plane (tilted on slopes), boxes for steps, a height field for a
-    height map (`_add_terrain`) — and a contact sphere (and a site) per contact point. Returns
-    (ground normal, ground tangents, foot geom name → contact point index): off a plane the
-    vertical and the horizontal axes (what slips are measured along)."""
-    if surface is None or getattr(surface, "kind", "plane") == "plane":
+    """The ground — the floor plane (tilted on slopes), or a `gaitopt.terrain` surface's boxes
+    or height field (`terrain_geoms`) — and a contact sphere (and a site) per contact point.
+    Returns (ground normal, ground tangents, foot geom name → contact point index): off a plane
+    the vertical and the horizontal axes (what slips are measured along)."""
+    if surface is None or surface.kind == "plane":
         slope = slope if surface is None else surface.slope
         c, s = np.cos(slope), np.sin(slope)
         normal = np.array([-s, 0.0, c])
@@ -247,7 +250,7 @@ def _add_ground(mj, spec, robot, root, child_of, traj, slope, friction, settings
         floors = [floor]
     else:
         normal, tangents = np.array([0.0, 0.0, 1.0]), np.eye(3)[:2]
-        floors = _add_terrain(mj, spec, surface)
+        floors = add_terrain(mj, spec, surface)
     for floor in floors:
         floor.contype, floor.conaffinity = 1, 2          # touches the feet only
         floor.friction = [friction, 0.005, 0.0001]
@@ -275,38 +278,6 @@ def _add_ground(mj, spec, robot, root, child_of, traj, slope, friction, settings
     return normal, tangents, foot_geom_names
 
 
-TERRAIN_EXTENT = ((-2.0, 4.0), (-1.0, 1.0))   # [m] x and y range of boxes and height fields
-HFIELD_RESOLUTION = 0.005                       # [m] height-field sample spacing
-
-
-def _add_terrain(mj, spec, surface) -> list:
-    """Geoms of a `gaitopt.terrain` surface: one box per tread of steps (the true, sharp
-    edges), or a height field sampling a height map's surface every HFIELD_RESOLUTION."""
-    (x0, x1), (y0, y1) = TERRAIN_EXTENT
-    if surface.kind == "steps":
-        edges = [x0] + list(surface.edges) + [x1]
-        levels = [0.0] + list(surface.levels)
-        bottom = min(levels) - 0.1
-        out = []
-        for i, (a, b, z) in enumerate(zip(edges[:-1], edges[1:], levels)):
-            g = spec.worldbody.add_geom(name=f"tread_{i}", type=mj.mjtGeom.mjGEOM_BOX,
-                                        size=[(b - a) / 2, (y1 - y0) / 2, (z - bottom) / 2],
-                                        pos=[(a + b) / 2, (y0 + y1) / 2, (z + bottom) / 2])
-            out.append(g)
-        return out
-    nx, ny = int(round((x1 - x0) / HFIELD_RESOLUTION)) + 1, int(round((y1 - y0) / HFIELD_RESOLUTION)) + 1
-    xs, ys = np.linspace(x0, x1, nx), np.linspace(y0, y1, ny)
-    z = surface.height(xs[None, :], ys[:, None])       # rows along y, columns along x (MuJoCo's order)
-    lo, hi = float(z.min()), float(z.max())
-    span = max(hi - lo, 1e-6)
-    base = 0.05
-    hf = spec.add_hfield(name="terrain", size=[(x1 - x0) / 2, (y1 - y0) / 2, span, base], nrow=ny, ncol=nx)
-    hf.userdata = ((z - lo) / span).ravel().tolist()
-    g = spec.worldbody.add_geom(name="floor", type=mj.mjtGeom.mjGEOM_HFIELD, hfieldname="terrain",
-                                pos=[(x0 + x1) / 2, (y0 + y1) / 2, lo])
-    return [g]
-
-
 def _pd_gains(robot, q_gains, settings: ReplaySettings) -> tuple:
     """(kp, kd, kp_stance, kd_stance, joint_feet): the gains at posture q_gains (class SimModel)."""
     w = 2 * np.pi * settings.pd_frequency_hz
@@ -326,7 +297,30 @@ def _pd_gains(robot, q_gains, settings: ReplaySettings) -> tuple:
     return kp, kd, kp_stance, kd_stance, joint_feet
 
 
-def _add_actuators(mj, spec, robot, kp, kd) -> None:
+def actuator_torque_limits(robot) -> np.ndarray:
+    """(nu,) the largest joint torque [N·m] each actuated joint's motor gives: the smaller of
+    the URDF effort limit (where given, > 0) and the current limit's η·G·K·I_max."""
+    effort = robot.effort_limit[robot.actuated_index]
+    current = np.array([robot.actuators[j].torque_limit for j in robot.actuated])
+    return np.minimum(np.where(effort > 0, effort, np.inf), current)
+
+
+def torque_speed_range(robot, qd) -> tuple:
+    """(lower, upper) (nu,) joint torques [N·m] the motors can give at joint speeds qd (nu,)
+    [rad/s] with the supply voltage V: the torque–speed line of `actuation.motor_voltage`,
+    R·τ/(η G K) + K G q̇ = ±V, solved for τ = η G K (±V − K G q̇) / R."""
+    lo, hi = np.empty(len(robot.actuated)), np.empty(len(robot.actuated))
+    for i, j in enumerate(robot.actuated):
+        a = robot.actuators[j]
+        c = a.gear_efficiency * a.gear_ratio * a.torque_constant / a.resistance
+        back_emf = a.torque_constant * a.gear_ratio * qd[i]
+        lo[i], hi[i] = c * (-a.voltage - back_emf), c * (a.voltage - back_emf)
+    return lo, hi
+
+
+def _add_actuators(mj, spec, robot, kp, kd, limit=None) -> None:
+    """One motor per actuated joint: force = ctrl − kp q − kd q̇, within ± limit (nu,) [N·m]
+    (None or inf: unlimited)."""
     for i, j in enumerate(robot.actuated):
         act = spec.add_actuator(name=j, target=j, trntype=mj.mjtTrn.mjTRN_JOINT)
         # force = ctrl − kp q − kd q̇; ctrl = τ_ff + kp q_ref + kd v_ref (the q̇ term is implicit)
@@ -335,6 +329,22 @@ def _add_actuators(mj, spec, robot, kp, kd) -> None:
         act.biastype = mj.mjtBias.mjBIAS_AFFINE
         act.biasprm[0], act.biasprm[1], act.biasprm[2] = 0.0, -kp[i], -kd[i]
         act.ctrllimited = mj.mjtLimited.mjLIMITED_FALSE
+        if limit is not None and np.isfinite(limit[i]):
+            act.forcelimited = mj.mjtLimited.mjLIMITED_TRUE
+            act.forcerange = [-float(limit[i]), float(limit[i])]
+
+
+def robot_spec(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
+               settings: ReplaySettings = ReplaySettings(), surface=None) -> tuple:
+    """The MjSpec of `robot` without actuators: the mesh-free URDF, the base joints, the
+    armature, the floor (slope [rad], or a `gaitopt.terrain` surface; friction μ) and a contact sphere and site per contact
+    point (placed as `build_model` says). Returns (spec, ground normal, ground tangents, foot
+    geom name → contact point index); `build_model` and the MJCF export add their actuators."""
+    mj = load_mujoco()
+    spec, root, child_of = _new_spec(mj, robot, settings)
+    normal, tangents, foot_geom_names = _add_ground(mj, spec, robot, root, child_of, traj, slope, friction,
+                                                    settings, surface)
+    return spec, normal, tangents, foot_geom_names
 
 
 def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
@@ -347,45 +357,55 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
     contact; traj: the planned Trajectory (contact spheres are placed for the foot orientation
     at each point's first planned stance); q_gains: posture (nq,) for the PD gains (default the
     standing posture). check: compare the mass matrix and contact points with Pinocchio at
-    q_gains and raise RuntimeError if they disagree (a modelling mismatch, not a gait failure).
+    q_gains and raise CannotReplay if they disagree (a modelling mismatch, not a gait failure);
+    CannotReplay too when MuJoCo refuses the model. The motors are torque-limited at
+    `actuator_torque_limits` unless settings.torque_limits is False.
     """
     mj = load_mujoco()
-    spec, root, child_of = _new_spec(mj, robot, settings)
-    normal, tangents, foot_geom_names = _add_ground(mj, spec, robot, root, child_of, traj, slope, friction,
-                                                    settings, surface)
+    spec, normal, tangents, foot_geom_names = robot_spec(robot, slope=slope, friction=friction, traj=traj,
+                                                         settings=settings, surface=surface)
     q_gains = robot.standing_q if q_gains is None else np.asarray(q_gains, float)
     kp, kd, kp_stance, kd_stance, joint_feet = _pd_gains(robot, q_gains, settings)
-    _add_actuators(mj, spec, robot, kp, kd)
-
-    model = spec.compile()
+    limit = actuator_torque_limits(robot) if settings.torque_limits else np.full(len(robot.actuated), np.inf)
+    # with the torque–speed line the replay sets the range at every step (from the stall torque)
+    stall = np.array([robot.actuators[j].stall_torque for j in robot.actuated])
+    _add_actuators(mj, spec, robot, kp, kd, np.minimum(limit, stall) if settings.torque_speed else limit)
+    try:
+        model = spec.compile()
+    except Exception as err:  # noqa: BLE001 - MuJoCo's compiler raises ValueError or its own errors
+        raise CannotReplay(f"MuJoCo cannot compile {robot.name}'s model: {' '.join(str(err).split())}") from None
     data = mj.MjData(model)
     names = list(robot.coordinates)
     qpos = np.array([model.jnt_qposadr[model.joint(n).id] for n in names], dtype=int)
     dof = np.array([model.jnt_dofadr[model.joint(n).id] for n in names], dtype=int)
     if model.nq != len(names) or model.nv != len(names):
-        raise RuntimeError(f"MuJoCo model has nq={model.nq}, nv={model.nv}; gaitopt has {len(names)} coordinates")
+        raise CannotReplay(f"MuJoCo's model of {robot.name} has nq={model.nq}, nv={model.nv}; gaitopt's has "
+                           f"{len(names)} coordinates")
     act_dof = dof[robot.actuated_index]
     sites = np.array([model.site(f"contact_{cp.name}").id for cp in robot.contacts], dtype=int)
     foot_geoms = {model.geom(n).id: ci for n, ci in foot_geom_names.items()}
     sim = SimModel(robot, model, data, qpos, dof, act_dof, sites, foot_geoms, kp, kd, kp_stance, kd_stance,
-                   joint_feet, normal, tangents, balance_inertias(mesh_free_urdf(robot))[1])
+                   joint_feet, normal, tangents, balance_inertias(mesh_free_urdf(robot))[1], limit)
     if check:
-        check_against_pinocchio(sim, q_gains)
+        sim.agreement = check_against_pinocchio(sim, q_gains)
     return sim
 
 
 # MuJoCo stores each body's inertia as principal moments and axes (an iterative eigen-
 # decomposition); the joint-space inertia it rebuilds from them agrees with Pinocchio's to
-# about 1e-6 of the matrix's largest entry on some URDFs (bolt). A balanced link changes it by
-# its own (small) inertia. Larger differences mean a different model.
+# about 1e-6 of the matrix's largest entry on some URDFs (bolt: 1.1e-6). A balanced link
+# changes it by its own (small) inertia. Larger differences mean a different model.
 MASS_MATRIX_RTOL = 1e-5
 
 
 def check_against_pinocchio(sim: SimModel, q, v=None, rtol: float = 1e-6) -> dict:
-    """Compare MuJoCo with Pinocchio at (q, v): total mass, mass matrix, bias forces and
-    contact point positions. Raises RuntimeError naming the largest mismatch; returns the
-    errors (relative for M and bias, metres for points). The mass matrix is held to
-    max(rtol, MASS_MATRIX_RTOL) of its largest entry."""
+    """Compare MuJoCo with Pinocchio at (q, v) (nq,), every error relative to the model's own
+    scale: total mass (to the mass), mass matrix (to its largest entry), bias forces C + G (to
+    the larger of their largest entry and m·g·L), contact points (to L), L the robot's size (the
+    largest distance of a contact point from the centre of mass, at least 1 mm). Tolerances:
+    rtol for mass and points; max(rtol, MASS_MATRIX_RTOL) plus the balanced links' Σ‖ΔI‖ over
+    the largest entry of M for M and the bias. Returns {"errors": {mass, mass_matrix, bias,
+    points}, "tolerances": the same keys}; raises CannotReplay naming the mismatches."""
     robot = sim.robot
     v = np.zeros(robot.nv) if v is None else np.asarray(v, float)
     sim.set_state(q, v)
@@ -393,18 +413,22 @@ def check_against_pinocchio(sim: SimModel, q, v=None, rtol: float = 1e-6) -> dic
     M = pin.crba(robot.model, data, q)
     M = np.triu(M) + np.triu(M, 1).T
     b = pin.rnea(robot.model, data, q, v, np.zeros(robot.nv))
+    com = pin.centerOfMass(robot.model, data, q)
     pin.framesForwardKinematics(robot.model, data, q)
     pts = np.array([data.oMf[c.frame_id].act(c.point) for c in robot.contacts])
+    size = max(float(np.linalg.norm(pts - com, axis=1).max(initial=0.0)), 1e-3)
+    weight = robot.total_mass * float(np.linalg.norm(robot.model.gravity.linear))
     errs = {
         "mass": abs(float(np.sum(sim.model.body_mass)) - robot.total_mass) / robot.total_mass,
         "mass_matrix": float(np.abs(sim.mass_matrix() - M).max() / np.abs(M).max()),
-        "bias": float(np.abs(sim.bias() - b).max() / max(1.0, np.abs(b).max())),
-        "points_m": float(np.abs(sim.points() - pts).max()),
+        "bias": float(np.abs(sim.bias() - b).max() / max(np.abs(b).max(), weight * size)),
+        "points": float(np.abs(sim.points() - pts).max() / size),
     }
     # a balanced link changes M by up to its ‖ΔI‖ (and the bias forces accordingly)
     balanced = sum((sim.balanced_links or {}).values()) / np.abs(M).max()
     tol = {k: (max(rtol, MASS_MATRIX_RTOL) + balanced if k in ("mass_matrix", "bias") else rtol) for k in errs}
-    bad = {k: e for k, e in errs.items() if not e <= tol[k]}
+    bad = {k: f"{e:.3g} (tolerance {tol[k]:.3g})" for k, e in errs.items() if not e <= tol[k]}
     if bad:
-        raise RuntimeError(f"MuJoCo's model of {robot.name} disagrees with Pinocchio's: {bad}")
-    return errs
+        raise CannotReplay(f"MuJoCo's model of {robot.name} disagrees with Pinocchio's (relative errors): "
+                           + ", ".join(f"{k} {x}" for k, x in bad.items()))
+    return {"errors": errs, "tolerances": tol}

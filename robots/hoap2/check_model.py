@@ -180,36 +180,23 @@ def main() -> None:
     print("all checks passed")
 
 
-# Thesis sec 8, Table 6: the real robot's balance limits. From the zero posture (arms forward),
-# one joint pair (or BODY_JOINT1) is moved until the robot falls; "L Arm" = arms lowered
-# (ARM_JOINT1 = pi/2 assumed). At each limit the CoM should be over an edge of the feet.
-BALANCE_MOVES = [  # (move, joints, real limit angle in rad, arms lowered)
-    ("leg3 Back", ("RLEG_JOINT3", "LLEG_JOINT3"), 0.4676, False),
-    ("leg3 Back L Arm", ("RLEG_JOINT3", "LLEG_JOINT3"), 0.2672, True),
-    ("leg3 Front", ("RLEG_JOINT3", "LLEG_JOINT3"), -0.3424, False),
-    ("leg3 Front L Arm", ("RLEG_JOINT3", "LLEG_JOINT3"), -0.6597, True),
-    ("Body Front", ("BODY_JOINT1",), 0.5189, False),
-    ("Body Front L Arm", ("BODY_JOINT1",), 1.0021, True),
-    ("leg5 Back", ("RLEG_JOINT5", "LLEG_JOINT5"), 0.1545, False),
-    ("leg5 Back L Arm", ("RLEG_JOINT5", "LLEG_JOINT5"), 0.0838, True),
-    ("leg5 Front", ("RLEG_JOINT5", "LLEG_JOINT5"), -0.1050, False),
-    ("leg5 Front L Arm", ("RLEG_JOINT5", "LLEG_JOINT5"), -0.2004, True),
-    ("leg4 Back", ("RLEG_JOINT4", "LLEG_JOINT4"), 0.2422, False),
-    ("leg4 Back L Arm", ("RLEG_JOINT4", "LLEG_JOINT4"), 0.1418, True),
-    ("leg6 Right", ("RLEG_JOINT6", "LLEG_JOINT6"), -0.2505, False),
-    ("leg6 Right L Arm", ("RLEG_JOINT6", "LLEG_JOINT6"), -0.2589, True),
-    ("leg6 Left", ("RLEG_JOINT6", "LLEG_JOINT6"), 0.2672, False),
-    ("leg6 Left L Arm", ("RLEG_JOINT6", "LLEG_JOINT6"), 0.2756, True),
-]
+# Thesis sec 8, Table 6: the real robot's balance limits (balance_protocol.yaml, with sources).
+# From the zero posture (arms forward), one joint pair (or BODY_JOINT1) is moved until the robot
+# falls; "L Arm" = arms lowered (ARM_JOINT1 = pi/2 assumed). At each limit the CoM should be over
+# an edge of the feet.
+def balance_moves():
+    """(move, joints, real limit angle in rad, arm angles) of the 16 protocol moves."""
+    spec = yaml.safe_load((HERE / "balance_protocol.yaml").read_text(encoding="utf-8"))
+    return [(m["move"], tuple(m["joints"]), m["measured_rad"], spec["arms_lowered"] if m["arms_lowered"] else {})
+            for m in spec["moves"]]
 
 
 def balance_limits(model, data) -> None:
     """CoM over the feet (sole axes, from the point midway between the ankles) at each limit."""
     out = {"Back": [], "Front": [], "Right": [], "Left": []}
-    for move, joints, angle, arms in BALANCE_MOVES:
+    for move, joints, angle, arms in balance_moves():
         vals = {j: angle for j in joints}
-        if arms:
-            vals.update(RARM_JOINT1=np.pi / 2, LARM_JOINT1=np.pi / 2)
+        vals.update(arms)
         q = configuration(model, vals)
         pl, Rl = frame_pose(model, data, q, "l_sole")
         pr, _ = frame_pose(model, data, q, "r_sole")

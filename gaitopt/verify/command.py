@@ -1,0 +1,66 @@
+"""`gaitopt verify RESULT_DIR [--cycles N] [--perturb N] [--seed S] [-o DIR]`: the command-line
+side of the replay (gaitopt.cli registers it; exit codes in gaitopt.cli's docstring)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..errors import InputError
+from .perturb import MAX_RUNS, perturbed_replays
+from .replay import replay
+from .report import summary_text, write_replay
+from .settings import CannotReplay, ReplaySettings, check_steps
+
+
+def whole(value: str, name: str, limit: int) -> int:
+    """A whole number from 0 to limit given on the command line, else InputError naming it."""
+    try:
+        x = int(str(value).strip())
+    except ValueError:
+        raise InputError(f"expected a whole number, got {str(value)[:40]!r}", field=name,
+                         allowed=f"0 … {limit}") from None
+    if not 0 <= x <= limit:
+        raise InputError(f"must be from 0 to {limit}, got {x}", field=name, allowed=f"0 … {limit}")
+    return x
+
+
+def cmd_verify(args) -> int:
+    """`gaitopt verify`: replay (and with --perturb N, N perturbed replays), write verify.json and
+    verify.png, print the summary; the exit code of gaitopt.cli's contract (0, 1, 2, 4)."""
+    from ..cli import (EXIT_CANNOT_VERIFY, EXIT_FAILED, EXIT_OK, MAX_VERIFY_CYCLES,  # why: cli imports this
+                       _load, _one_line, _positive, _writing)
+    cycles = _positive(args.cycles, "--cycles", int, limit=MAX_VERIFY_CYCLES)
+    runs = whole(args.perturb, "--perturb", MAX_RUNS)
+    seed = whole(args.seed, "--seed", 2 ** 32 - 1)
+    result = _load(args.result_dir)
+    check_steps(result.trajectory.period, cycles * (1 + runs), ReplaySettings().timestep,
+                field="--perturb" if runs else "--cycles")
+    try:
+        rep = replay(result, cycles=cycles)
+        if runs:
+            rep.report["perturbed"] = perturbed_replays(result, runs, seed=seed, cycles=cycles)
+    except CannotReplay as err:
+        print(_one_line(f"gaitopt: cannot verify {args.result_dir}: {err}"), file=sys.stderr)
+        return EXIT_CANNOT_VERIFY
+    outdir = Path(args.output) if args.output else Path(args.result_dir)
+    with _writing():
+        paths = write_replay(rep, outdir, args.result_dir)
+    print(summary_text(rep.report))
+    print(f"wrote {paths['report']} and {paths['plot']}")
+    if not rep.verified:
+        print(f"gaitopt: verification failed: {'; '.join(rep.report['failures'])}", file=sys.stderr)
+        return EXIT_FAILED
+    print("verified")
+    return EXIT_OK
+
+
+def add_verify_command(sub) -> None:
+    """`gaitopt verify RESULT_DIR`: replay the gait in MuJoCo (the `sim` extra)."""
+    p = sub.add_parser("verify", help="replay a solved gait in MuJoCo; write verify.json and verify.png")
+    p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
+    p.add_argument("--cycles", default="2", help="gait cycles simulated (default 2)")
+    p.add_argument("--perturb", default="0", metavar="N",
+                   help="also N replays under random body mass, CoM, friction and delay (default 0)")
+    p.add_argument("--seed", default="0", help="seed of the perturbations (default 0)")
+    p.add_argument("-o", "--output", help="output directory (default RESULT_DIR)")
+    p.set_defaults(func=cmd_verify)
