@@ -227,3 +227,19 @@ def test_level_body_on_the_slope():
     front, rear = np.mean([rel["L1"], rel["R1"]]), np.mean([rel["L3"], rel["R3"]])
     dx = np.mean([x_stand["L1"], x_stand["R1"]]) - np.mean([x_stand["L3"], x_stand["R3"]])
     assert front - rear == pytest.approx(dx * np.tan(np.deg2rad(10.0)), abs=0.03)
+
+
+def test_mjcf_export_carries_the_stair(tmp_path):
+    """The MJCF export of a stairs gait holds the same treads as the replay (one box per tread,
+    tops at the stair's levels)."""
+    mujoco = pytest.importorskip("mujoco")
+    from gaitopt.export.mjcf import write_mjcf
+    from gaitopt.terrain_io import surface_of
+    problem = _quiet(go.load_problem(go.__path__[0] + "/../problems/solo12_stairs.yaml").scaled_knots(0.5))
+    result = go.solve(problem)
+    path = write_mjcf(result, tmp_path / "stairs.xml")
+    model = mujoco.MjModel.from_xml_path(str(path))
+    tops = sorted(float(model.geom_pos[i][2] + model.geom_size[i][2]) for i in range(model.ngeom)
+                  if model.geom(i).name.startswith("tread_"))
+    levels = [0.0] + list(surface_of(problem).levels)
+    np.testing.assert_allclose(tops, levels, atol=1e-9)
