@@ -107,7 +107,8 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
         ax.set_xlabel("x [m]")
         ax.set_ylabel("z [m]")
     label = ax.set_title("")
-    fig.suptitle(f"{robot.name}: {cycles} cycle(s), {traj.stride / traj.period:.3g} m/s")
+    turning = f", {traj.turn / traj.period:.3g} rad/s yaw" if traj.turn else ""
+    fig.suptitle(f"{robot.name}: {cycles} cycle(s), {traj.distance / traj.period:.3g} m/s{turning}")
 
     def draw(k):
         p = pts[k]

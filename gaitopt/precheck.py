@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .constraints.kinematics import BASE_ATTITUDE_BAND, base_height_band, foot_boxes, setting
+from .direction import check_robot
 from .errors import InputError
 from .legs import leg_geometry
 from .schedule import Schedule
@@ -16,6 +17,7 @@ from .schedule import Schedule
 
 def check_problem(problem, robot) -> None:
     """Raise InputError if `problem` on `robot` is infeasible for a reason found without solving."""
+    check_robot(problem, robot)
     schedule = Schedule(robot, problem)
     _feet_that_never_lift(problem, robot, schedule)
     _flight_without_floating_base(problem, robot, schedule)
@@ -26,7 +28,8 @@ def check_problem(problem, robot) -> None:
 def _advances(problem) -> bool:
     """Whether every solution moves the base forward (a stride or speed bounded away from 0)."""
     stride, speed = problem.stride, problem.speed
-    return (stride is not None and stride.min > 0) or (speed is not None and speed.min > 0)
+    return ((stride is not None and stride.min > 0) or (speed is not None and speed.min > 0)
+            or bool(problem.sideways))
 
 
 def _feet_that_never_lift(problem, robot, schedule) -> None:

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .direction import check_direction, progress, speed_fields, speed_record
 from .errors import InputError, short
 from .patterns import expand_gait
 from .robot import load_robot
@@ -112,10 +113,11 @@ class Problem:
     """A periodic gait problem with every default filled in.
 
     robot: robot folder name or path; phases: ordered gait phases; cycle: full | half (the
-    second half is the first one mirrored left/right); speed [m/s] and stride [m] (base advance
-    over the full cycle) as `Bounded` or None (free); slope [rad] (terrain about world y, uphill
-    towards +x); terrain: other ground (gaitopt.terrain_io canonical form) or None; cost: term →
-    weight; transcription: trapezoidal | hermite_simpson.
+    second half is the first one mirrored left/right); speed [m/s] (forward) and stride [m] (base
+    advance along the body's x over the full cycle) as `Bounded` or None (free); sideways [m/s]
+    and yaw_rate [rad/s] (gaitopt.direction); slope [rad] (terrain about world y, uphill
+    towards +x); terrain: other ground (gaitopt.terrain_io canonical
+    form) or None; cost: term → weight; transcription: trapezoidal | hermite_simpson.
     """
 
     robot: str
@@ -124,6 +126,8 @@ class Problem:
     speed: Bounded | None = None
     stride: Bounded | None = None
     slope: float = 0.0
+    sideways: float = 0.0  # m/s, body-frame mean velocity to the left (gaitopt.direction)
+    yaw_rate: float = 0.0  # rad/s, counter-clockwise seen from above
     constraints: Constraints = Constraints()
     cost: dict = field(default_factory=lambda: {"joule_loss": 1.0})
     transcription: str = "trapezoidal"
@@ -358,9 +362,10 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
 
     slope, terrain = read_terrain(f)
     cons, cost, solver = _constraints(f), _cost(f), _solver(f)
+    speed, sideways, yaw_rate = speed_fields(f)
     problem = Problem(
         robot=robot, phases=phases, cycle=cycle,
-        speed=_bounded(f, "speed"), stride=_stride(f, cycle),
+        speed=speed, stride=_stride(f, cycle), sideways=sideways, yaw_rate=yaw_rate,
         slope=slope, terrain=terrain, constraints=cons, cost=cost,
         transcription=f.string("transcription", "trapezoidal", allowed=TRANSCRIPTIONS),
         solver=solver, name=f.string("name", Path(source).stem), description=f.string("description", ""),
@@ -390,7 +395,8 @@ def _record_as_file(r: dict) -> dict:
     phases = [{"name": p["name"], "contacts": dict(p["contacts"]), "knots": p["knots"],
                "duration": bounded(p["duration"])} for p in r["phases"]]
     data = {"robot": r["robot"], "gait": {"cycle": r["cycle"], "phases": phases},
-            "speed": bounded(r["speed"]), "stride": bounded(r["stride"]),
+            "speed": speed_record(bounded(r["speed"]), r.get("sideways", 0.0), r.get("yaw_rate", 0.0)),
+            "stride": bounded(r["stride"]),
             "terrain": _record_terrain(r), "constraints": cons, "cost": dict(r["cost"]),
             "transcription": r["transcription"], "solver": dict(r["solver"]),
             "name": r["name"], "description": r["description"]}
@@ -466,7 +472,8 @@ def validate(p: Problem) -> None:
     for term in p.cost:
         if term not in COST_TERMS:
             raise InputError(f"unknown cost term {term!r}", file=where, field="cost", allowed=COST_TERMS)
-    if p.speed is None and p.stride is None and all(ph.duration.fixed for ph in p.phases):
+    check_direction(p)
+    if not progress(p) and all(ph.duration.fixed for ph in p.phases):
         raise InputError("give `speed` or `stride` (fixed or bounded): a periodic gait needs its forward "
                          "progress", file=where, field="speed")
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from .cycle import cycle_shift, mirror_contact_forces, mirror_coordinates, mirror_torques
+from .cycle import advance_vector, cycle_shift, mirror_contact_forces, planar_advance, mirror_coordinates, mirror_torques
 from .nlp import Layout, forces_from_variables
 from .terrain_io import periodic_slope
 from .trajectory import PhaseTrajectory, Trajectory
@@ -57,7 +57,8 @@ class Result:
             f"robot {self.robot.name}, cost {self.cost:.6g} "
             + ", ".join(f"{k} {v:.6g}" for k, v in self.cost_terms.items()),
             f"stride {self.trajectory.stride:.4f} m, period {self.trajectory.period:.4f} s, "
-            f"speed {self.trajectory.stride / self.trajectory.period:.4f} m/s",
+            f"speed {self.trajectory.stride / self.trajectory.period:.4f} m/s"
+            + self.trajectory.turn_text(),
             f"{self.stats['iterations']} iterations, {self.stats['solve_time_s']:.3f} s solve "
             f"({self.stats['function_eval_time_s']:.3f} s in function evaluations), "
             f"{self.stats['setup_time_s']:.3f} s setup; NLP {self.stats['n_variables']} variables, "
@@ -123,8 +124,10 @@ def build_trajectory(tr, x: np.ndarray) -> tuple[Trajectory, dict]:
                 _mirror_mid(robot, p.mid, half_shift)))
         phases += second
     period = T_part * (2 if half else 1)
+    yaw = problem.yaw_rate * period
+    dx, dy = planar_advance(stride, problem.sideways * period, yaw)
     traj = Trajectory(tuple(phases), tuple(robot.coordinates), tuple(robot.actuated), tuple(names), stride,
-                      period, problem.transcription, shift * stride)
+                      period, problem.transcription, advance_vector(robot.coordinates, periodic_slope(problem), dx, dy, yaw))
     impulses = {name: x[lam.index].ravel() for name, lam in tr.impulses.items()}
     return traj, impulses
 

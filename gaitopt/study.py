@@ -46,11 +46,11 @@ import numpy as np
 from . import quantities as Q
 from .actuation import motor_voltage
 from .codesign import with_design
-from .cycle import cycle_shift
 from .energy import absolute_work, cycle_energies, phase_spans, specific_resistance
 from .errors import InputError, short
 from .export import read_trajectory_csv, save
 from .export.atomic import atomic_write_text
+from .export.trajectory_csv import advance_from_header
 from .gait import solve
 from .motors import load_motors
 from .problem import load_problem
@@ -269,7 +269,7 @@ def case_metrics(result) -> dict:
                              for i, j in enumerate(robot.actuated)])
     peaks = {"torque": tau, "speed": qd, "current": Q.motor_current(robot, tau),
              "power": Q.mechanical_power(robot, tau, v), "voltage": volts}
-    s = traj.stride
+    s = traj.distance  # path length per cycle: the stride when the gait goes straight
     row = {"energy_per_m": e["electrical_without_regeneration"] / s, "joule_loss_per_m": e["joule_loss"] / s,
            "abs_work_per_m": absolute_work(e) / s,
            "specific_resistance": specific_resistance(e, robot.total_mass, s)}
@@ -312,9 +312,9 @@ def warm_start_from_csv(path: str | Path):
                                           stack["a"][sl], tau[sl], f[sl], {}))
             start = i
     stride, period = float(meta["stride"]), float(meta["period"])
-    # the base's periodic rise: the header's terrain entry (stairs), else the plane's slope
+    # a file without cycle_transform: the base's periodic rise from the header's terrain entry
     rise = (meta.get("terrain") or {}).get("periodic_slope_rad", meta.get("slope_rad", 0.0))
-    shift = stride * cycle_shift(coords, float(rise))
+    shift = advance_from_header(meta, coords, float(rise), path)
     traj = Trajectory(tuple(phases), tuple(coords), tuple(actuated), tuple(contacts), stride, period,
                       "trapezoidal", shift)
     return _WarmStart(traj, {})

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .collocation import METHODS
+from .cycle import PLANAR, transform_state
 
 KNOTS_FORMAT_VERSION = 1  # knots.npz, the lossless companion of trajectory.csv
 
@@ -47,7 +48,37 @@ class Trajectory:
     stride: float
     period: float
     method: str
-    base_shift: np.ndarray = field(repr=False)  # q advance per cycle (base_x, base_z on slopes)
+    # the cycle's advance (gaitopt.cycle): base_x, base_y, base_z [m] in the frame of the cycle's
+    # start and base_yaw [rad]; a cycle that turns is rotated about world z as well as shifted
+    base_shift: np.ndarray = field(repr=False)
+
+    def cycle_state(self, n: int, q, v=None, a=None, f=None) -> tuple:
+        """(q, v, a, f) of cycle n from cycle 0's (`gaitopt.cycle.transform_state`)."""
+        return transform_state(self.coordinates, self.base_shift, n, q, v, a, f)
+
+    @property
+    def turn(self) -> float:
+        """Base yaw per cycle [rad] (0 unless the gait turns)."""
+        c = list(self.coordinates)
+        return float(self.base_shift[c.index("base_yaw")]) if "base_yaw" in c else 0.0
+
+    @property
+    def distance(self) -> float:
+        """Path length of the base per cycle [m]: its planar advance (the chord), lengthened to
+        the arc when the gait turns."""
+        c = list(self.coordinates)
+        chord = float(np.hypot(*(self.base_shift[c.index(k)] if k in c else 0.0 for k in PLANAR[:2])))
+        h = 0.5 * self.turn
+        return chord * h / np.sin(h) if h else chord
+
+    def turn_text(self) -> str:
+        """', advance (dx, dy) m and yaw … deg per cycle' when the gait moves sideways or turns."""
+        c = list(self.coordinates)
+        if "base_y" not in c or not (self.turn or self.base_shift[c.index("base_y")]):
+            return ""
+        dx, dy = (float(self.base_shift[c.index(k)]) for k in PLANAR[:2])
+        return (f", advance ({dx:.4f}, {dy:.4f}) m and yaw {np.degrees(self.turn):.2f} deg per cycle "
+                f"({self.distance / self.period:.4f} m/s along the path, {self.turn / self.period:.4f} rad/s)")
 
     @property
     def phase_names(self) -> list:
@@ -62,7 +93,7 @@ class Trajectory:
 
     def knots(self) -> dict:
         """Stacked knot values over the cycle plus a final row: the first knot of the next
-        cycle (time + period, base advanced). Keys: time, phase, q, v, a, tau, f."""
+        cycle (time + period, base advanced; rotated too when the gait turns). Keys: time, phase, q, v, a, tau, f."""
         out = {k: [] for k in ("time", "phase", "q", "v", "a", "tau", "f")}
         for p in self.phases:
             out["time"].append(p.t)
@@ -72,9 +103,9 @@ class Trajectory:
         first = self.phases[0]
         out["time"].append(first.t[:1] + self.period)
         out["phase"].append(first.name)
-        out["q"].append(first.q[:1] + self.base_shift)
-        for k in ("v", "a", "tau", "f"):
-            out[k].append(getattr(first, k)[:1])
+        q, v, a, f = self.cycle_state(1, first.q[:1], first.v[:1], first.a[:1], first.f[:1])
+        for k, x in (("q", q), ("v", v), ("a", a), ("tau", first.tau[:1]), ("f", f)):
+            out[k].append(x)
         return {k: (np.concatenate(v) if k != "phase" else np.array(v)) for k, v in out.items()}
 
     def _locate(self, t: float):
@@ -98,7 +129,8 @@ class Trajectory:
         return int(n), self.phases[-1], len(self.phases[-1].t) - 2, 1.0
 
     def sample(self, t) -> dict:
-        """Values at times t (s, any real: cycles repeat with the base advanced), using the
+        """Values at times t (s, any real: cycles repeat with the base advanced, and rotated
+        when the gait turns: `cycle_state`), using the
         interpolant of the transcription: trapezoidal — a and f constant on each interval
         (their knot values, the mean of both sides, exactly at a knot), v linear, q quadratic,
         τ linear; Hermite–Simpson — a, τ, f quadratic through knots and midpoint, v and q its
@@ -115,13 +147,11 @@ class Trajectory:
             if p.mid is not None:
                 mid = (p.mid["q"][k], p.mid["v"][k], p.mid["a"][k])
             q, v, a = rule.interpolate(s, h, p.q[k], p.v[k], p.a[k], p.q[k + 1], p.v[k + 1], p.a[k + 1], mid)
-            res["q"].append(q + n * self.base_shift)
-            res["v"].append(v)
-            res["a"].append(a)
-            for key in ("tau", "f"):
-                x0, x1 = getattr(p, key)[k], getattr(p, key)[k + 1]
-                xm = p.mid[key][k] if p.mid is not None else None
-                res[key].append(rule.interpolate_input(s, x0, x1, xm, key))
+            tau, f = (rule.interpolate_input(s, getattr(p, key)[k], getattr(p, key)[k + 1],
+                                             p.mid[key][k] if p.mid is not None else None, key) for key in ("tau", "f"))
+            q, v, a, f = self.cycle_state(n, q, v, a, f)
+            for key, x in (("q", q), ("v", v), ("a", a), ("tau", tau), ("f", f)):
+                res[key].append(x)
             phase.append(p.name)
         out = {k: np.array(v) for k, v in res.items()}
         out["phase"] = np.array(phase)

@@ -170,7 +170,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
     if problem.stride is not None and problem.stride.fixed:
         ctx.stride = ca.SX(problem.stride.min)
     else:
-        lo, hi = (problem.stride.min, problem.stride.max) if problem.stride else (1e-3, 10.0)
+        # a sideways gait may not advance along the body's x at all
+        lo, hi = (problem.stride.min, problem.stride.max) if problem.stride else (0.0 if problem.sideways else 1e-3, 10.0)
         ctx.globals["stride"] = B.var("stride", (1, 1), lo, hi)
         ctx.stride = ctx.globals["stride"].sym
     ctx.gears = [a.gear_ratio for a in ctx.actuators]
@@ -184,6 +185,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
     part = 0.5 if ctx.half else 1.0  # fraction of the cycle that is optimised
     ctx.distance = part * ctx.stride  # base advance over the optimised part [m]
     ctx.period = sum(pv.duration for pv in ctx.phases) / part  # full cycle [s]
+    if problem.sideways:  # the path length: body-frame speed × period (gaitopt.direction)
+        ctx.distance = ca.sqrt(ctx.stride ** 2 + (problem.sideways * ctx.period) ** 2)
 
     for p, pv in enumerate(ctx.phases):
         for c in _stage(components, "phase"):

@@ -217,12 +217,49 @@ def base_shift(s: Solved, fraction: float = 1.0) -> np.ndarray:
     return shift
 
 
+def planar_advance(s: Solved) -> tuple:
+    """(dx, dy, yaw) of a cycle from the problem (README, "Any direction and turning"): the
+    body-frame velocity (stride/T, sideways) held while turning at yaw_rate, integrated along
+    the arc numerically (independent of gaitopt.cycle's closed form)."""
+    T = s.traj.period
+    psi = s.problem.yaw_rate * T
+    theta = (np.arange(20000) + 0.5) / 20000 * psi
+    body = np.array([s.traj.stride, s.problem.sideways * T])
+    d = np.mean([[np.cos(a) * body[0] - np.sin(a) * body[1], np.sin(a) * body[0] + np.cos(a) * body[1]]
+                 for a in theta], axis=0) if psi else body
+    return float(d[0]), float(d[1]), float(psi)
+
+
+def next_cycle(s: Solved, q, v=None, a=None, f=None) -> tuple:
+    """(q, v, a, f) one cycle later: base x, y rotated about world z by the cycle's yaw, then
+    shifted by (dx, dy), base_z by dx·tan(slope), base_yaw + yaw; world-frame base velocities,
+    accelerations and contact forces rotated by yaw; the rest equal (docs/formats.md)."""
+    coords = list(s.traj.coordinates)
+    dx, dy, psi = planar_advance(s)
+    c, sn = np.cos(psi), np.sin(psi)
+    R = np.array([[c, -sn], [sn, c]])
+
+    def rot(x, i, j):
+        x = np.array(x, dtype=float, copy=True)
+        x[..., [i, j]] = x[..., [i, j]] @ R.T
+        return x
+
+    if "base_y" not in coords:
+        return q + base_shift(s), v, a, f
+    ix, iy = coords.index("base_x"), coords.index("base_y")
+    q = rot(q, ix, iy)
+    q[..., ix] += dx
+    q[..., iy] += dy
+    q[..., coords.index("base_z")] += dx * np.tan(s.problem.slope)
+    q[..., coords.index("base_yaw")] += psi
+    return (q, *(None if x is None else rot(x, ix, iy) for x in (v, a)), None if f is None else rot(f, 0, 1))
+
+
 def stance_runs(s: Solved):
     """Maximal runs of rows in contact, per contact point, over two consecutive cycles (so runs
     across the cycle wrap are seen whole): list of (contact index, positions (n, 3), rows)."""
     n = len(s.rows["time"])
-    shift = base_shift(s)
-    pos2 = np.concatenate([s.pos[:-1], np.array([s.pm.points(q + shift)[0] for q in s.rows["q"]])])
+    pos2 = np.concatenate([s.pos[:-1], np.array([s.pm.points(next_cycle(s, q)[0])[0] for q in s.rows["q"]])])
     act2 = s.active[:-1] + s.active
     out = []
     for ci, c in enumerate(s.robot.contacts):
@@ -306,12 +343,12 @@ def check_periodicity(s: Solved):
     that stay in contact wherever no point touches down or lifts off (at a contact event the
     rigid model lets them jump; see test_junction_without_contact_event)."""
     rows = s.rows
-    shift = base_shift(s)
     # the exported last row (the CSV contract: built from the first row); the NLP's own
     # periodicity is the wrap junction below (its last knot, mirrored for a half cycle)
-    np.testing.assert_allclose(rows["q"][-1], rows["q"][0] + shift, rtol=0, atol=1e-12)
-    for key in ("v", "a", "tau", "f"):
-        np.testing.assert_array_equal(rows[key][-1], rows[key][0], err_msg=key)
+    nxt = dict(zip(("q", "v", "a", "f"), next_cycle(s, rows["q"][0], rows["v"][0], rows["a"][0], rows["f"][0])))
+    nxt["tau"] = rows["tau"][0]
+    for key in ("q", "v", "a", "tau", "f"):
+        np.testing.assert_allclose(rows[key][-1], nxt[key], rtol=0, atol=1e-12, err_msg=key)
     assert rows["time"][-1] == pytest.approx(s.traj.period, rel=1e-12)
     impact = s.problem.constraints.touchdown == "impact"
     for i, j in junctions(s):
@@ -408,13 +445,13 @@ def check_sample_at_knots(s: Solved):
         # at a junction time the later phase's first knot is returned (documented), the next
         # cycle's first knot at the end of the cycle
         nxt = traj.phases[(ip + 1) % len(traj.phases)]
-        wrap = base_shift(s) if ip + 1 == len(traj.phases) else 0.0
+        first = {k: getattr(nxt, k)[0] for k in ("q", "v", "a", "tau", "f")}
+        if ip + 1 == len(traj.phases):  # the next cycle's first knot
+            first["q"], first["v"], first["a"], first["f"] = next_cycle(s, first["q"], first["v"], first["a"], first["f"])
         end = traj.sample([ph.t[-1]])
         assert end["phase"][0] == nxt.name
-        np.testing.assert_allclose(end["q"][0], nxt.q[0] + wrap, rtol=0, atol=1e-12,
-                                   err_msg=f"q at the end of {ph.name}")
-        for key in ("v", "a", "tau", "f"):
-            np.testing.assert_array_equal(end[key][0], getattr(nxt, key)[0], err_msg=f"{key} at the end of {ph.name}")
+        for key in ("q", "v", "a", "tau", "f"):
+            np.testing.assert_allclose(end[key][0], first[key], rtol=0, atol=1e-12, err_msg=f"{key} at the end of {ph.name}")
     # every row of knots() (trajectory.csv) at its time, junctions giving the later row
     rows = s.rows
     later = np.r_[rows["time"][1:] != rows["time"][:-1], True]

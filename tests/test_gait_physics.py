@@ -386,7 +386,7 @@ def test_energy_balance_soft_touchdown(titan8_hs):
 
 def test_joule_loss_from_csv(solved, tmp_path_factory):
     """Joule loss recomputed from trajectory.csv and robot.yaml's actuator data equals
-    result.cost_terms['joule_loss'] (trapezoid over the knots, per stride)."""
+    result.cost_terms['joule_loss'] (trapezoid over the knots, per path length)."""
     s = solved
     if "joule_loss" not in s.problem.cost:
         pytest.skip("no joule_loss term")
@@ -400,7 +400,8 @@ def test_joule_loss_from_csv(solved, tmp_path_factory):
     for j, A in acts.items():
         power += A["resistance"] * (cols[f"tau.{j}"] / (A["gear_ratio"] * A["torque_constant"])) ** 2
     energy = np.sum(np.diff(t) * (power[:-1] + power[1:]) / 2)  # junction rows: zero-width intervals
-    joule = energy / meta["stride"]
+    # per distance: the base's path length, |(stride, sideways·T)| (README; the stride when straight)
+    joule = energy / np.hypot(meta["stride"], s.problem.sideways * meta["period"])
     expected = s.result.cost_terms["joule_loss"] / s.problem.cost["joule_loss"]
     print(f"\n{s.name}: joule loss from csv {joule:.9g} J/m, result {expected:.9g} J/m")
     assert joule == pytest.approx(expected, rel=1e-8)

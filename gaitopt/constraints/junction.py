@@ -4,7 +4,8 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from ..cycle import cycle_shift, mirror_coordinates, mirror_force_variables, mirror_torques
+from ..cycle import (cycle_shift, mirror_coordinates, mirror_force_variables, mirror_torques, planar_advance,
+                     untransform_casadi)
 from ..terrain_io import periodic_slope
 from .base import Constraint
 from .contact import foot_forces, friction_rows
@@ -13,7 +14,8 @@ from .contact import foot_forces, friction_rows
 def incoming(ctx, p) -> tuple:
     """(q, v, τ, f, active) at the end of the phase before phase p. For p = 0, the last phase's
     end seen from the start of the next cycle part: mirrored for a half cycle, and the base
-    moved back by the distance covered (`gaitopt.cycle`)."""
+    moved back by the distance covered (`gaitopt.cycle`); for a sideways or turning cycle, moved
+    back by the cycle's planar transform (rotated back by its yaw; `cycle_advance`)."""
     prev = ctx.phases[p - 1]
     q, v, u, f = prev.q.sym[:, -1], prev.v.sym[:, -1], prev.tau.sym[:, -1], prev.f.sym[:, -1]
     active = prev.active
@@ -22,8 +24,41 @@ def incoming(ctx, p) -> tuple:
             q, v = mirror_coordinates(ctx.robot, q), mirror_coordinates(ctx.robot, v)
             u = mirror_torques(ctx.robot, u)
             f, active = mirror_force_variables(ctx.robot, f, active, ctx.comp)
-        q = q - ca.DM(cycle_shift(ctx.robot.coordinates, periodic_slope(ctx.problem))) * ctx.distance
+        if turns(ctx.problem):
+            q, v = untransform_casadi(ctx.robot.coordinates, q, v, *cycle_advance(ctx))
+            f = _rotate_back(ctx, f, active)
+        else:
+            q = q - ca.DM(cycle_shift(ctx.robot.coordinates, periodic_slope(ctx.problem))) * ctx.distance
     return q, v, u, f, active
+
+
+def turns(problem) -> bool:
+    """Whether the cycle moves the base sideways or turns it (a full cycle, `gaitopt.direction`)."""
+    return bool(problem.sideways or problem.yaw_rate)
+
+
+def cycle_advance(ctx) -> tuple:
+    """(dx, dy, dz [m], yaw [rad]) of the full cycle in the frame of its start: forward advance
+    the stride, sideways advance sideways·T, yaw yaw_rate·T, along the arc
+    (`gaitopt.cycle.planar_advance`); dz = dx·tan(slope)."""
+    p = ctx.problem
+    yaw = p.yaw_rate * ctx.period if p.yaw_rate else 0.0
+    dx, dy = planar_advance(ctx.stride, p.sideways * ctx.period, yaw)
+    return dx, dy, dx * np.tan(periodic_slope(p)), yaw
+
+
+def _rotate_back(ctx, f, active):
+    """World forces of the points in `active` (a column, ctx.comp components each) rotated
+    back by the cycle's yaw, as the start of the next cycle sees them."""
+    yaw = cycle_advance(ctx)[3]
+    if not yaw or ctx.dim < 2 or tuple(ctx.comp[:2]) != (0, 1):
+        return f
+    c, s = ca.cos(yaw), ca.sin(yaw)
+    parts = []
+    for i in range(len(active)):
+        fx, fy = f[ctx.dim * i], f[ctx.dim * i + 1]
+        parts.append(ca.vertcat(c * fx + s * fy, -s * fx + c * fy, *[f[ctx.dim * i + j] for j in range(2, ctx.dim)]))
+    return ca.vertcat(*parts) if parts else f
 
 
 def _term(p: int) -> str:

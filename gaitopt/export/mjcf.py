@@ -19,7 +19,7 @@ import numpy as np
 
 from .atomic import atomic_write_text
 from .model_header import torque_bounds
-from .trajectory_csv import model_record
+from .trajectory_csv import cycle_transform, model_record
 
 MJCF_FORMAT = "gaitopt-mjcf 1"
 
@@ -137,7 +137,8 @@ def mjcf_text(result, settings=None) -> str:
     info = {"format": MJCF_FORMAT, "robot": robot.name, "transcription": problem.transcription,
             "success": bool(result.success), "period": traj.period, "stride": traj.stride,
             "keys": "one per knot row of trajectory.csv (knot{i}: qpos, qvel, ctrl = planned torque)",
-            "foot_radius": settings.foot_radius, **model_record(result)}
+            "foot_radius": settings.foot_radius, **model_record(result),
+            "cycle_transform": cycle_transform(traj)}  # appended 2026-11-24: chains turning cycles
     ET.SubElement(custom, "text", name="gaitopt", data=json.dumps(info))
     keys = ET.SubElement(root, "keyframe")
     for i, t in enumerate(kn["time"]):

@@ -134,5 +134,5 @@ def collocation_rows(traj):
                 yield (0.5 * float(p.t[k] + p.t[k + 1]), p.name, "mid", mid["q"][k], mid["v"][k], mid["a"][k],
                        mid["tau"][k], mid["f"][k])
     first = traj.phases[0]
-    yield (float(first.t[0] + traj.period), first.name, "knot", first.q[0] + traj.base_shift, first.v[0],
-           first.a[0], first.tau[0], first.f[0])
+    q, v, a, f = traj.cycle_state(1, first.q[0], first.v[0], first.a[0], first.f[0])  # rotated when it turns
+    yield float(first.t[0] + traj.period), first.name, "knot", q, v, a, first.tau[0], f

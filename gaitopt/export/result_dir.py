@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 
 from ..collocation import METHODS
-from ..cycle import cycle_shift
 from ..errors import InputError
 from ..problem import problem_from_record
 from ..result import Result
@@ -19,7 +18,7 @@ from ..terrain_io import periodic_slope
 from ..robot import robot_of
 from ..trajectory import Trajectory
 from .atomic import atomic_open, atomic_write_text
-from .trajectory_csv import header, read_trajectory_csv, split_points, write_trajectory_csv
+from .trajectory_csv import advance_from_header, header, read_trajectory_csv, split_points, write_trajectory_csv
 
 KNOTS_FILE = "knots.npz"
 RESULT_KEYS = ("success", "status", "message", "cost", "cost_terms", "iterations", "problem")
@@ -99,7 +98,7 @@ def _trajectory_from_csv(path: Path, problem, robot, table=None) -> Trajectory:
     meta, cols = table if table is not None else read_trajectory_csv(path, midpoints=True)
     cols, mids = split_points(cols)
     contacts = [c.name for c in robot.contacts]
-    shift = cycle_shift(robot.coordinates, periodic_slope(problem))
+    shift = advance_from_header(meta, robot.coordinates, periodic_slope(problem), path)
     stride = float(meta["stride"])
     if mids is None and not METHODS[problem.transcription].knot_table_exact:
         warnings.warn(f"{path}: no {KNOTS_FILE} next to it; {problem.transcription} midpoint torques and forces "
@@ -107,7 +106,7 @@ def _trajectory_from_csv(path: Path, problem, robot, table=None) -> Trajectory:
     return Trajectory.from_knot_table(cols, coordinates=robot.coordinates, actuated=robot.actuated,
                                       contact_names=contacts, stride=stride, period=float(meta["period"]),
                                       method=problem.transcription, modes=_modes_by_phase(problem, robot),
-                                      base_shift=shift * stride, mids=mids)
+                                      base_shift=shift, mids=mids)
 
 
 def _read_result_json(d: Path) -> dict:

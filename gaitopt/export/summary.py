@@ -59,7 +59,7 @@ def export_summary(result, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1, fi
     per cycle, trapezoidal integration phase by phase), cost of transport, duty factor and peak friction ratio
     per foot."""
     traj, robot, problem = result.trajectory, result.robot, result.problem
-    T, s = traj.period, traj.stride
+    T, s = traj.period, traj.distance  # path length per cycle: the stride when the gait goes straight
     grids = _phase_grids(traj, max(400, int(np.ceil(T * rate_hz))))
     spans = phase_spans(len(g) for g in grids)
     t = np.concatenate(grids)
@@ -70,7 +70,7 @@ def export_summary(result, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1, fi
     return {
         "format": SUMMARY_FORMAT, "robot": robot.name, "success": bool(result.success), "status": result.status,
         "transcription": problem.transcription, "cost": result.cost, "cost_terms": result.cost_terms,
-        "period_s": T, "stride_m": s, "speed_m_s": s / T if T > 0 else 0.0, "mass_kg": mass,
+        "period_s": T, "stride_m": traj.stride, "speed_m_s": s / T if T > 0 else 0.0, "mass_kg": mass,
         "rate_hz": float(rate_hz), "cycles": int(cycles), "duration_s": cycles * T, "friction_mu": problem.constraints.friction,
         "energy_per_cycle_J": energy,
         "joule_loss_per_distance_J_m": energy["joule_loss"] / s if s > 0 else float("nan"),

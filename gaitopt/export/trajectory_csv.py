@@ -14,6 +14,7 @@ import casadi
 import numpy as np
 import pinocchio
 
+from ..cycle import advance_vector
 from ..errors import InputError
 from ..trajectory import Trajectory
 from ..version import __version__
@@ -47,6 +48,8 @@ def header(result) -> dict:
                   "a": "m/s^2 or rad/s^2", "tau": "N*m (N for prismatic joints)", "f": "N, world frame"},
         # format 2 (2026-11-24), appended: the model the optimiser used (docs/formats.md)
         **model_header(result),
+        # appended 2026-11-24: the cycle's planar transform, to chain cycles (docs/formats.md)
+        "cycle_transform": cycle_transform(traj),
     }
 
 
@@ -62,6 +65,30 @@ def model_record(result) -> dict:
     the optimiser used (docs/formats.md "Rebuilding the dynamics")."""
     meta = header(result)
     return {k: meta[k] for k in MODEL_KEYS}
+
+
+def cycle_transform(traj) -> dict:
+    """The transform from one cycle to the next: a point p of cycle k is R_z(yaw)·p + (x, y, z)
+    in cycle k+1 [m, rad]; world velocities and forces are rotated by yaw, joints unchanged."""
+    c = list(traj.coordinates)
+    return {k: float(traj.base_shift[c.index(f"base_{k}")]) if f"base_{k}" in c else 0.0
+            for k in ("x", "y", "z", "yaw")}
+
+
+def advance_from_header(meta: dict, coordinates, slope: float, path) -> np.ndarray:
+    """The Trajectory's base_shift from trajectory.csv's header: its cycle_transform, or (a file
+    written before it was added) the stride along x (and base_z on a slope)."""
+    stride = _number(meta, "stride", path)
+    ct = meta.get("cycle_transform")
+    if ct is None:
+        return advance_vector(coordinates, slope, stride)
+    if not isinstance(ct, dict):
+        raise InputError(f"expected a mapping x, y, z, yaw, got {str(ct)[:40]!r}", file=str(path), field="cycle_transform")
+    vals = [_number(ct, k, path) for k in ("x", "y", "z", "yaw")]
+    shift = advance_vector(coordinates, 0.0, vals[0], vals[1], vals[3])
+    if "base_z" in coordinates:
+        shift[list(coordinates).index("base_z")] = vals[2]
+    return shift
 
 
 def knot_columns(coordinates, actuated, contact_names) -> list:

@@ -104,8 +104,8 @@ def _relative(executed, planned) -> float:
 def _energy_report(robot, traj, series) -> dict:
     """verify.json's `energy`: planned and executed figures per cycle and their relative errors."""
     t = series["time"]
-    plan = energy_figures(robot, t, series["tau_plan"], series["v_plan"], traj.period, traj.stride)
-    done = energy_figures(robot, t, series["tau_sim"], series["v_sim"], traj.period, traj.stride)
+    plan = energy_figures(robot, t, series["tau_plan"], series["v_plan"], traj.period, traj.distance)
+    done = energy_figures(robot, t, series["tau_sim"], series["v_sim"], traj.period, traj.distance)
     return {"planned": plan, "executed": done,
             "relative_error": {k: float(_relative(done[k], plan[k])) for k in
                                ("joule_loss_J", "abs_work_J", "specific_resistance", "mean_abs_power_W")}}
@@ -125,7 +125,7 @@ def _torque_limits_report(robot, sim, series, bounds) -> dict:
                 "saturated_fraction": float(np.mean(at_bound[:, i]))} for i, j in enumerate(joints)}
 
 
-def _failures(robot, settings, fell_at, slip, distance, energy) -> list:
+def _failures(robot, settings, fell_at, slip, distance, energy, heading=None) -> list:
     """One-line reasons the replay does not verify (empty: verified)."""
     failures = []
     if fell_at is not None:
@@ -138,6 +138,10 @@ def _failures(robot, settings, fell_at, slip, distance, energy) -> list:
         failures.append(f"travelled {distance['simulated_m']:.4f} m instead of {distance['planned_m']:.4f} m "
                         f"({100 * distance['relative_error']:.1f} % off, tolerance "
                         f"{100 * settings.distance_rtol:.0f} %)")
+    if heading and not heading["relative_error"] <= settings.distance_rtol:
+        failures.append(f"turned {np.degrees(heading['simulated_rad']):.1f} deg instead of "
+                        f"{np.degrees(heading['planned_rad']):.1f} deg ({100 * heading['relative_error']:.1f} % off, "
+                        f"tolerance {100 * settings.distance_rtol:.0f} %)")
     rel = energy["relative_error"]["joule_loss_J"]
     if settings.energy_rtol is not None and fell_at is None and not abs(rel) <= settings.energy_rtol:
         failures.append(f"Joule loss {energy['executed']['joule_loss_J']:.4g} J per cycle executed vs "
@@ -156,23 +160,20 @@ def judge(result, sim, settings, cycles, series, pts, point_on, touching, fell_a
     coords, joints = list(robot.coordinates), list(robot.actuated)
     q_plan, q_sim, tau_plan, tau_sim = series["q_plan"], series["q_sim"], series["tau_plan"], series["tau_sim"]
     f_plan, f_sim = series["force_plan"], series["force_sim"]
-    ix = coords.index("base_x")
-    planned = cycles * traj.stride
-    simulated = float(q_sim[-1, ix] - q_sim[0, ix])
-    distance = {"planned_m": float(planned), "simulated_m": simulated,
-                "relative_error": float(abs(simulated - planned) / abs(planned)) if planned else float("inf")}
+    planned, simulated, rel, heading = _progress(traj, coords, cycles, q_plan, q_sim)
+    distance = {"planned_m": float(planned), "simulated_m": simulated, "relative_error": float(rel)}
     slip = _stance_slips(pts, point_on, sim.ground_tangents, touching)
     # the plan's own contact points, for the foothold drift the plan itself has
     slip_plan = _stance_slips(_contact_points(robot, q_plan), point_on, sim.ground_tangents)
     energy = _energy_report(robot, traj, series)
-    failures = _failures(robot, settings, fell_at, slip, distance, energy)
+    failures = _failures(robot, settings, fell_at, slip, distance, energy, heading)
     weight = robot.total_mass * float(np.linalg.norm(robot.model.gravity.linear))
     dtau = tau_sim - tau_plan
     forces = _foot_forces(robot, sim.ground_normal, f_plan, f_sim)
     all_diff = np.linalg.norm(f_sim - f_plan, axis=2)
     tilt_idx = [coords.index(c) for c in ("base_pitch", "base_roll") if c in coords]
     peak_plan = max(f["peak_normal_planned_N"] for f in forces.values())
-    return {
+    report = {
         "format": REPORT_FORMAT,
         "verified": not failures,
         "failures": failures,
@@ -221,3 +222,30 @@ def judge(result, sim, settings, cycles, series, pts, point_on, touching, fell_a
         "feedback_share": {"all": float(feedback_share(tau_sim, tau_plan)),
                            "joints": {j: float(x) for j, x in zip(joints, feedback_share(tau_sim, tau_plan, 0))}},
     }
+    if heading:  # appended 2026-11-24, for gaits that move sideways or turn
+        report["heading"] = heading
+    return report
+
+
+def _progress(traj, coords, cycles, q_plan, q_sim) -> tuple:
+    """(planned [m], simulated [m], relative error, heading dict or None) of the base's progress.
+    A straight gait: the advance along x. A gait that moves sideways or turns (the reference of
+    cycle k being cycle 0's transformed k times, `Trajectory.sample`): the planar displacement
+    from start to end, the error being |Δp_sim − Δp_plan| / |Δp_plan| (direction counts), and
+    the heading: the simulated base yaw change against the plan's, relative to the plan's."""
+    ix = coords.index("base_x")
+    shift = dict(zip(coords, traj.base_shift))
+    if not (shift.get("base_y") or shift.get("base_yaw")):
+        planned = cycles * traj.stride
+        simulated = float(q_sim[-1, ix] - q_sim[0, ix])
+        return planned, simulated, abs(simulated - planned) / abs(planned) if planned else float("inf"), None
+    xy = [ix, coords.index("base_y")]
+    d_plan, d_sim = q_plan[-1, xy] - q_plan[0, xy], q_sim[-1, xy] - q_sim[0, xy]
+    planned, simulated = float(np.linalg.norm(d_plan)), float(np.linalg.norm(d_sim))
+    rel = float(np.linalg.norm(d_sim - d_plan) / planned) if planned else float("inf")
+    iyaw = coords.index("base_yaw")
+    turn_plan, turn_sim = float(q_plan[-1, iyaw] - q_plan[0, iyaw]), float(q_sim[-1, iyaw] - q_sim[0, iyaw])
+    heading = {"planned_rad": turn_plan, "simulated_rad": turn_sim,
+               "relative_error": abs(turn_sim - turn_plan) / abs(turn_plan) if turn_plan else 0.0,
+               "direction_error_rad": float(np.arctan2(d_plan[0] * d_sim[1] - d_plan[1] * d_sim[0], d_plan @ d_sim))}
+    return planned, simulated, rel, heading

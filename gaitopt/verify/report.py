@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 REPORT_FILE = "verify.json"
@@ -69,6 +70,11 @@ def summary_text(r: dict) -> str:
              f"{r['distance']['planned_m']:.4f} m planned ({100 * r['distance']['relative_error']:.1f} % off), "
              f"fell {r['fell']}, slipped {r['slipped']} (largest {1e3 * max(r['slip_m'].values()):.1f} mm), "
              f"torque RMS difference {r['torque']['rms_difference_all_Nm']:.3g} N·m"]
+    h = r.get("heading")
+    if h:  # a gait that moves sideways or turns
+        lines.append(f"  heading: turned {math.degrees(h['simulated_rad']):.2f} deg vs {math.degrees(h['planned_rad']):.2f} deg "
+                     f"planned ({100 * h['relative_error']:.1f} % off), direction of travel "
+                     f"{math.degrees(h['direction_error_rad']):+.2f} deg off")
     for key, label, unit in (("joule_loss_J", "Joule loss", "J"), ("abs_work_J", "absolute work", "J"),
                              ("mean_abs_power_W", "mean absolute power", "W"),
                              ("specific_resistance", "specific resistance", "")):

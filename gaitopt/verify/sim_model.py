@@ -337,8 +337,8 @@ def _add_actuators(mj, spec, robot, kp, kd, limit=None) -> None:
 def robot_spec(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
                settings: ReplaySettings = ReplaySettings(), surface=None) -> tuple:
     """The MjSpec of `robot` without actuators: the mesh-free URDF, the base joints, the
-    armature, the floor (slope [rad], or a `gaitopt.terrain` surface; friction μ) and a contact sphere and site per contact
-    point (placed as `build_model` says). Returns (spec, ground normal, ground tangents, foot
+    armature, the floor (slope [rad], or a `gaitopt.terrain` surface; friction μ) and a contact
+    sphere and site per contact point (placed as `build_model` says). Returns (spec, ground normal, ground tangents, foot
     geom name → contact point index); `build_model` and the MJCF export add their actuators."""
     mj = load_mujoco()
     spec, root, child_of = _new_spec(mj, robot, settings)
