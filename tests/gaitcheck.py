@@ -250,7 +250,7 @@ def next_cycle(s: Solved, q, v=None, a=None, f=None) -> tuple:
     q = rot(q, ix, iy)
     q[..., ix] += dx
     q[..., iy] += dy
-    q[..., coords.index("base_z")] += dx * np.tan(s.problem.slope)
+    q[..., coords.index("base_z")] += dx * np.tan(periodic_slope(s.problem))
     q[..., coords.index("base_yaw")] += psi
     return (q, *(None if x is None else rot(x, ix, iy) for x in (v, a)), None if f is None else rot(f, 0, 1))
 
