@@ -93,10 +93,21 @@ def _numbers_of(allowed, high: float):
     return parse
 
 
+def _attitude(c: Fields, key: str) -> dict:
+    """{roll, pitch, yaw: half-widths [rad], level: true | false}: level centres the pitch band on
+    the world's horizontal instead of the terrain's grade (a body held level on a slope)."""
+    m = c.mapping(key, allowed=["roll", "pitch", "yaw", "level"])
+    out = {k: m.number(k, low=0.0, high=MAX_ANGLE) for k in ("roll", "pitch", "yaw") if m.has(k)}
+    if m.has("level"):
+        out["level"] = m.boolean("level")
+    m.done(["roll", "pitch", "yaw", "level"])
+    return out
+
+
 FEASIBILITY_PARSERS = {
     "foot_range": _foot_range,
     "leg_separation": _numbers_of(("lateral", "longitudinal"), MAX_LENGTH),
-    "base_attitude": _numbers_of(("roll", "pitch", "yaw"), MAX_ANGLE),
+    "base_attitude": _attitude,
     "knee_margin": lambda f, k: f.number(k, low=0.0, high=MAX_ANGLE),
     "upper_body": _numbers_of(("band",), MAX_ANGLE),
 }

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..cycle import (cycle_shift, mirror_coordinates, mirror_force_variables, mirror_torques, planar_advance,
                      untransform_casadi)
+from ..terrain_io import periodic_slope
 from .base import Constraint
 from .contact import foot_forces, friction_rows
 
@@ -27,7 +28,7 @@ def incoming(ctx, p) -> tuple:
             q, v = untransform_casadi(ctx.robot.coordinates, q, v, *cycle_advance(ctx))
             f = _rotate_back(ctx, f, active)
         else:
-            q = q - ca.DM(cycle_shift(ctx.robot.coordinates, ctx.problem.slope)) * ctx.distance
+            q = q - ca.DM(cycle_shift(ctx.robot.coordinates, periodic_slope(ctx.problem))) * ctx.distance
     return q, v, u, f, active
 
 
@@ -43,7 +44,7 @@ def cycle_advance(ctx) -> tuple:
     p = ctx.problem
     yaw = p.yaw_rate * ctx.period if p.yaw_rate else 0.0
     dx, dy = planar_advance(ctx.stride, p.sideways * ctx.period, yaw)
-    return dx, dy, dx * np.tan(p.slope), yaw
+    return dx, dy, dx * np.tan(periodic_slope(p)), yaw
 
 
 def _rotate_back(ctx, f, active):
@@ -130,8 +131,13 @@ class ImpactMap(Constraint):
                 JT += J[3 * ci + ax, :].T * lam.sym[dim * i + j]
         dv = cur.v.sym[:, 0] - incoming(ctx, p)[1]
         B.con(self.term, cur.name, ctx.dynamics.mass_matrix(q0) @ dv + ctx.rotor_correction(dv) - JT)
-        for fvecs in foot_forces(ctx, lam.sym, cur.active):
-            B.con("impact_friction", cur.name, friction_rows(ctx, fvecs), 0.0, np.inf)
+        pos = None
+        if not ctx.terrain.planar:  # the cone about the ground's normal at each foothold
+            z = ca.SX.zeros(ctx.robot.nv, 1)
+            pos = ctx.dynamics.contact_kinematics(q0, z, z)[0]
+        for fvecs, i in foot_forces(ctx, lam.sym, cur.active):
+            frame = None if pos is None else ctx.terrain.frame_at(pos, names.index(cur.active[i]))
+            B.con("impact_friction", cur.name, friction_rows(ctx, fvecs, frame), 0.0, np.inf)
 
 
 class TouchdownSpeed(Constraint):
