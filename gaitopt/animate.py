@@ -15,6 +15,7 @@ from matplotlib import animation as mpl_animation
 from . import quantities as Q
 from .errors import InputError
 from .plot import new_figure
+from .terrain_io import surface_of
 
 VIEWS = ("auto", "sagittal", "3d")
 FORMATS = (".gif", ".mp4")
@@ -71,7 +72,7 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
     lo, hi = pts.reshape(-1, 3).min(axis=0), pts.reshape(-1, 3).max(axis=0)
     height = max(hi[2] - lo[2], 0.05)
     scale = force_scale or 0.3 * height / (robot.total_mass * 9.81)
-    slope = result.problem.slope
+    surface = surface_of(result.problem)
     segs = poses.segments
 
     fig = new_figure(8, 4.5 if view == "sagittal" else 6)
@@ -80,8 +81,9 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
         lines = [ax.plot([], [], [], color="#2d3748", lw=2)[0] for _ in segs]
         forces = [ax.plot([], [], [], color="#e53e3e", lw=1.2)[0] for _ in robot.contacts]
         com, = ax.plot([], [], [], "o", color="k", ms=4)
-        xx, yy = np.meshgrid([lo[0] - 0.1, hi[0] + 0.1], [min(lo[1], -0.1) - 0.1, max(hi[1], 0.1) + 0.1])
-        ax.plot_surface(xx, yy, xx * np.tan(slope), color="#d6bcfa", alpha=0.25)
+        xx, yy = np.meshgrid(np.linspace(lo[0] - 0.1, hi[0] + 0.1, 60),
+                             np.linspace(min(lo[1], -0.1) - 0.1, max(hi[1], 0.1) + 0.1, 20))
+        ax.plot_surface(xx, yy, surface.exact_height(xx, yy), color="#d6bcfa", alpha=0.25)
         span = np.maximum(np.array([hi[0] - lo[0] + 0.2, yy.max() - yy.min(), height + 0.05]), 1e-3)
         ax.set_xlim(lo[0] - 0.1, hi[0] + 0.1)
         ax.set_ylim(yy.min(), yy.max())
@@ -96,9 +98,11 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
         forces = [ax.plot([], [], color="#e53e3e", lw=1.2)[0] for _ in robot.contacts]
         com, = ax.plot([], [], "o", color="k", ms=4)
         x0, x1 = lo[0] - 0.1, hi[0] + 0.1
-        ax.plot([x0, x1], [x0 * np.tan(slope), x1 * np.tan(slope)], color="#744210", lw=1.5)
+        xg = np.linspace(x0, x1, 400)
+        zg = surface.exact_height(xg, 0.0 * xg)
+        ax.plot(xg, zg, color="#744210", lw=1.5)
         ax.set_xlim(x0, x1)
-        ax.set_ylim(min(lo[2], x0 * np.tan(slope), x1 * np.tan(slope)) - 0.02, hi[2] + 0.1 * height)
+        ax.set_ylim(min(lo[2], zg.min()) - 0.02, hi[2] + 0.1 * height)
         ax.set_aspect("equal")
         ax.set_xlabel("x [m]")
         ax.set_ylabel("z [m]")

@@ -20,6 +20,7 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
+from .cli_compensate import add_compensate_command
 from .codesign import optimal_gears, optimal_limb_ratio, write_designed
 from .errors import InputError
 from .export import EXPORT_FORMATS, export, load_result, save
@@ -323,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_output_commands(sub)
     add_verify_command(sub)
+    add_compensate_command(sub)
     return parser
 
 
@@ -332,7 +334,8 @@ def _log_dir(args) -> Path | None:
     out = getattr(args, "output", None)
     if out:
         p = Path(out)
-        candidates = [p] if getattr(args, "command", None) in ("solve", "sweep", "plot", "verify") else [p.parent]
+        candidates = [p] if getattr(args, "command", None) in ("solve", "sweep", "plot", "verify", "compensate") \
+            else [p.parent]
     else:
         candidates = [Path(args.result_dir)] if getattr(args, "result_dir", None) else []
     for c in candidates:

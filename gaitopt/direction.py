@@ -60,6 +60,10 @@ def check_direction(p) -> None:
     if p.yaw_rate and p.slope:
         raise InputError("yaw_rate needs flat ground: a turn is no symmetry of a slope", file=p.source,
                          field="speed.yaw_rate", allowed="0 on a slope, or terrain.slope_deg: 0")
+    if getattr(p, "terrain", None):
+        # the terrain periodicity check (gaitopt.terrain_io) shifts along x only
+        raise InputError("sideways and yaw_rate need a plane: steps and height maps repeat along x only",
+                         file=p.source, field="speed", allowed="sideways: 0 and yaw_rate: 0, or a plane terrain")
 
 
 def check_robot(p, robot) -> None:

@@ -13,7 +13,7 @@ import pinocchio as pin
 
 from .constraints.kinematics import (attitude_bands, base_height_band, foot_boxes, knee_margin, robot_kinematics,
                                      separation_minima, setting, upper_body_band, upper_body_joints)
-from .cycle import height_above_terrain
+from .terrain_io import base_height_above_ground
 from .legs import in_base_frame
 
 
@@ -66,7 +66,7 @@ def feasibility_margins(q, robot, problem) -> dict:
 
     band = base_height_band(problem, robot)
     if band is not None:
-        height = height_above_terrain(q, robot.coordinates, problem.slope)
+        height = base_height_above_ground(problem, robot, q)
         report["base_height"] = float(min((height - band[0]).min(), (band[1] - height).min()))
 
     out = {c.removeprefix("base_"): float(min((q[:, robot.index(c)] - lo).min(), (hi - q[:, robot.index(c)]).min()))

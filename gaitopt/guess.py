@@ -15,6 +15,7 @@ import pinocchio as pin
 from .cycle import FLIP_Y, mirror_contact_name
 from .nlp import force_axes, variables_from_forces
 from .schedule import active_points
+from .terrain_io import surface_of
 
 
 def _point_positions(model, data, robot, q):
@@ -103,6 +104,7 @@ class NominalGait:
         self.stride = stride
         self.speed = stride / self.period
         self.tan = np.tan(problem.slope)
+        self.surface = None if not problem.terrain else surface_of(problem)
         self.clearance = problem.constraints.clearance
         q0 = robot.standing_q.copy()
         self.q_stand = q0
@@ -160,8 +162,14 @@ class NominalGait:
         for i, c in enumerate(self.robot.contacts):
             dx, dz = self.foot_offset(c.foot, t)
             out[i, 0] += dx
-            out[i, 2] += dz + self.tan * out[i, 0]
+            out[i, 2] += dz + self._ground(out[i, 0], out[i, 1], dz > 0)
         return out
+
+    def _ground(self, x, y, swinging: bool) -> float:
+        """Ground height [m] under a foot target: what a swing foot clears, where a stance foot stands."""
+        if self.surface is None:
+            return self.tan * x
+        return float((self.surface.envelope if swinging else self.surface.height)(x, y))
 
     def base(self, t, q):
         q = q.copy()
@@ -169,7 +177,9 @@ class NominalGait:
         if "base_x" in rb:
             q[self.robot.index("base_x")] = self.base_x(t)
         if "base_z" in rb:
-            q[self.robot.index("base_z")] = self.q_stand[self.robot.index("base_z")] + self.tan * self.base_x(t)
+            x = self.base_x(t)
+            level = self.tan * x if self.surface is None else float(self.surface.reference_height(x, 0.0))
+            q[self.robot.index("base_z")] = self.q_stand[self.robot.index("base_z")] + level
         return q
 
 

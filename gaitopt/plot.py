@@ -28,6 +28,7 @@ from .actuation import motor_voltage
 from .energy import phase_integral
 from .export.atomic import atomic_path
 from .export.sampling import sample_table
+from .terrain_io import surface_of
 
 MODE_COLOURS = {"flat": "#2b6cb0", "stance": "#2b6cb0", "heel": "#dd6b20", "toe": "#38a169", "swing": "#ffffff"}
 PHASE_COLOURS = ("#e2e8f0", "#fefcbf", "#c6f6d5", "#fed7e2", "#bee3f8", "#e9d8fd")
@@ -252,8 +253,10 @@ def ground_reaction_forces(result) -> Figure:
     return fig
 
 
-def _ground_line(ax, x0, x1, slope):
-    ax.plot([x0, x1], [x0 * np.tan(slope), x1 * np.tan(slope)], color="#744210", lw=1.5, zorder=1)
+def _ground_line(ax, x0, x1, problem):
+    """The ground's profile along y = 0 (true step edges, the height map's surface)."""
+    x = np.linspace(x0, x1, 400)
+    ax.plot(x, surface_of(problem).exact_height(x, 0.0 * x), color="#744210", lw=1.5, zorder=1)
 
 
 def _snapshots(result, n: int):
@@ -285,7 +288,7 @@ def stick_figures(result, n: int = 8) -> Figure:
         ax.plot(c[~flags, 0], c[~flags, 2], "o", mfc="none", color=colour, ms=4)
         ax.plot(e["com"][0], e["com"][2], "x", color=colour, ms=6)
     xs = np.concatenate([pts[:, 0] for _, _, pts, _ in snaps])
-    _ground_line(ax, xs.min() - 0.05, xs.max() + 0.05, result.problem.slope)
+    _ground_line(ax, xs.min() - 0.05, xs.max() + 0.05, result.problem)
     ax.set_aspect("equal")
     ax.autoscale_view()
     ax.set_xlabel("x [m]")
@@ -312,8 +315,9 @@ def stick_3d(result, n: int = 5) -> Figure:
     ax.plot(*com.T, color="k", lw=0.8, label="CoM")
     allp = np.vstack([pts for _, _, pts, _ in snaps] + [com])
     lo, hi = allp.min(axis=0), allp.max(axis=0)
-    xx, yy = np.meshgrid([lo[0] - 0.05, hi[0] + 0.05], [min(lo[1], -0.1) - 0.05, max(hi[1], 0.1) + 0.05])
-    ax.plot_surface(xx, yy, xx * np.tan(result.problem.slope), color="#d6bcfa", alpha=0.25)
+    xx, yy = np.meshgrid(np.linspace(lo[0] - 0.05, hi[0] + 0.05, 60),
+                         np.linspace(min(lo[1], -0.1) - 0.05, max(hi[1], 0.1) + 0.05, 20))
+    ax.plot_surface(xx, yy, surface_of(result.problem).exact_height(xx, yy), color="#d6bcfa", alpha=0.25)
     span = np.maximum(hi - lo, 1e-3)
     ax.set_box_aspect(span / span.max())
     ax.set_xlabel("x [m]")

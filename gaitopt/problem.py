@@ -17,12 +17,14 @@ from .errors import InputError, short
 from .patterns import expand_gait
 from .robot import load_robot
 from .design_spec import LimbLengthSpec, limb_lengths_record, limb_lengths_spec
-from .settings import FEASIBILITY_KEYS, Bounded, base_height, bounded as _bounded, feasibility_settings
+from .terrain_io import read_terrain
+from .settings import (FEASIBILITY_KEYS, Bounded, base_height, bounded as _bounded, feasibility_settings,
+                       touchdown_speed)
 from .yamlio import Fields, finite_number, load_yaml, parse_yaml_text
 
 FOOT_MODES = ("swing", "flat", "heel", "toe", "stance")
 COST_TERMS = ("joule_loss", "specific_resistance", "abs_power", "torque_squared", "fri_stability",
-              "torque_rate_squared")
+              "torque_rate_squared", "impact_loss")
 TRANSCRIPTIONS = ("trapezoidal", "hermite_simpson")
 CYCLES = ("full", "half")
 CONE_TYPES = ("pyramid", "cone")
@@ -80,6 +82,7 @@ class Constraints:
     base_attitude: dict | bool | None = None   # {roll: rad, pitch: rad, yaw: rad} half-widths of the band
     knee_margin: float | bool | None = None    # rad from the straight knee (joints from robot.yaml `knees`)
     upper_body: dict | bool | None = None      # {band: rad}: waist, head, arms within ±band of standing
+    touchdown_speed: dict | None = None  # {max: m/s, along: total | normal}: touching points' speed just before impact
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,8 @@ class Problem:
     second half is the first one mirrored left/right); speed [m/s] (forward) and stride [m] (base
     advance along the body's x over the full cycle) as `Bounded` or None (free); sideways [m/s]
     and yaw_rate [rad/s] (gaitopt.direction); slope [rad] (terrain about world y, uphill
-    towards +x); cost: term → weight; transcription: trapezoidal | hermite_simpson.
+    towards +x); terrain: other ground (gaitopt.terrain_io canonical
+    form) or None; cost: term → weight; transcription: trapezoidal | hermite_simpson.
     """
 
     robot: str
@@ -135,6 +139,7 @@ class Problem:
     source: str | None = None  # file the problem came from (for messages)
     design: tuple = ()  # GearDesign items: gear ratios optimised with the gait (co-design)
     limb_lengths: LimbLengthSpec | None = None  # design.limb_lengths: thigh/shank ratio optimised too
+    terrain: dict | None = None  # steps, stairs or a height map (gaitopt.terrain_io), else the plane
 
     def replace(self, **changes) -> "Problem":
         """A new problem with some fields changed; `cost` may be a term name or a dict."""
@@ -253,7 +258,7 @@ def _constraints(f: Fields) -> Constraints:
         touchdown=c.string("touchdown", d.touchdown, allowed=TOUCHDOWNS),
         base_pitch_limit=c.number("base_pitch_limit", d.base_pitch_limit, positive=True, high=MAX_PITCH),
         base_height=base_height(c),
-        footholds=_footholds(c),
+        footholds=_footholds(c), touchdown_speed=touchdown_speed(c),
         **feasibility_settings(c, FEASIBILITY_KEYS),
     )
     c.done([k for k in Constraints.__dataclass_fields__ if k not in ("friction", "cone")] + ["friction"])
@@ -357,15 +362,13 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
     phases = tuple(_phase(f, i, p) for i, p in enumerate(raw_phases))
     g.done(["cycle", "phases"])
 
-    terrain = f.mapping("terrain", {}, allowed=["slope_deg"])
-    slope_deg = terrain.number("slope_deg", 0.0, low=-30.0, high=30.0)
-    terrain.done(["slope_deg"])
+    slope, terrain = read_terrain(f)
     cons, cost, solver = _constraints(f), _cost(f), _solver(f)
     speed, sideways, yaw_rate = speed_fields(f)
     problem = Problem(
         robot=robot, phases=phases, cycle=cycle,
         speed=speed, stride=_stride(f, cycle), sideways=sideways, yaw_rate=yaw_rate,
-        slope=slope_deg * 3.141592653589793 / 180.0, constraints=cons, cost=cost,
+        slope=slope, terrain=terrain, constraints=cons, cost=cost,
         transcription=f.string("transcription", "trapezoidal", allowed=TRANSCRIPTIONS),
         solver=solver, name=f.string("name", Path(source).stem), description=f.string("description", ""),
         source=source, design=_design(f), limb_lengths=limb_lengths_spec(f.mapping("design", {})),
@@ -396,7 +399,7 @@ def _record_as_file(r: dict) -> dict:
     data = {"robot": r["robot"], "gait": {"cycle": r["cycle"], "phases": phases},
             "speed": speed_record(bounded(r["speed"]), r.get("sideways", 0.0), r.get("yaw_rate", 0.0)),
             "stride": bounded(r["stride"]),
-            "terrain": {"slope_deg": float(r["slope"]) * 180.0 / 3.141592653589793}, "constraints": cons, "cost": dict(r["cost"]),
+            "terrain": _record_terrain(r), "constraints": cons, "cost": dict(r["cost"]),
             "transcription": r["transcription"], "solver": dict(r["solver"]),
             "name": r["name"], "description": r["description"]}
     if r.get("design"):
@@ -405,6 +408,13 @@ def _record_as_file(r: dict) -> dict:
     if r.get("limb_lengths"):
         data.setdefault("design", {})["limb_lengths"] = limb_lengths_record(LimbLengthSpec(**r["limb_lengths"]))
     return data
+
+
+def _record_terrain(r: dict) -> dict:
+    """The problem-file `terrain` section of a record (older records: the slope only)."""
+    if r.get("terrain"):
+        return dict(r["terrain"])
+    return {"slope_deg": float(r["slope"]) * 180.0 / 3.141592653589793}
 
 
 def problem_from_record(record: dict, file: str = "<record>") -> Problem:

@@ -194,3 +194,16 @@ def friction_ratio(forces, slope: float = 0.0) -> np.ndarray:
     ft = np.hypot(c * forces[..., 0] + s * forces[..., 2], forces[..., 1])
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(fn > 1e-9, ft / np.where(fn > 1e-9, fn, 1.0), np.nan)
+
+
+def surface_friction_ratio(surface, points, forces) -> np.ndarray:
+    """|f_t| / f_n [-] of world forces (..., 3) at contact points (..., 3) [m] on a
+    `gaitopt.terrain` surface, about its normal at each point's (x, y); NaN where f_n ≤ 0.
+    Divide by μ for the friction use."""
+    forces = np.asarray(forces, float)
+    points = np.asarray(points, float)
+    n = surface.normal(points[..., 0], points[..., 1])
+    fn = (forces * n).sum(axis=-1)
+    ft = np.linalg.norm(forces - fn[..., None] * n, axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(fn > 1e-9, ft / np.where(fn > 1e-9, fn, 1.0), np.nan)

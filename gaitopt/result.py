@@ -8,6 +8,7 @@ import numpy as np
 
 from .cycle import advance_vector, cycle_shift, mirror_contact_forces, planar_advance, mirror_coordinates, mirror_torques
 from .nlp import Layout, forces_from_variables
+from .terrain_io import periodic_slope
 from .trajectory import PhaseTrajectory, Trajectory
 
 
@@ -111,7 +112,7 @@ def build_trajectory(tr, x: np.ndarray) -> tuple[Trajectory, dict]:
                                       dict(ps.modes), mid))
         t0 += float(T)
     T_part = t0
-    shift = cycle_shift(robot.coordinates, problem.slope)
+    shift = cycle_shift(robot.coordinates, periodic_slope(problem))
     if half:
         half_shift = shift * stride / 2
         second = []
@@ -126,7 +127,7 @@ def build_trajectory(tr, x: np.ndarray) -> tuple[Trajectory, dict]:
     yaw = problem.yaw_rate * period
     dx, dy = planar_advance(stride, problem.sideways * period, yaw)
     traj = Trajectory(tuple(phases), tuple(robot.coordinates), tuple(robot.actuated), tuple(names), stride,
-                      period, problem.transcription, advance_vector(robot.coordinates, problem.slope, dx, dy, yaw))
+                      period, problem.transcription, advance_vector(robot.coordinates, periodic_slope(problem), dx, dy, yaw))
     impulses = {name: x[lam.index].ravel() for name, lam in tr.impulses.items()}
     return traj, impulses
 

@@ -93,10 +93,21 @@ def _numbers_of(allowed, high: float):
     return parse
 
 
+def _attitude(c: Fields, key: str) -> dict:
+    """{roll, pitch, yaw: half-widths [rad], level: true | false}: level centres the pitch band on
+    the world's horizontal instead of the terrain's grade (a body held level on a slope)."""
+    m = c.mapping(key, allowed=["roll", "pitch", "yaw", "level"])
+    out = {k: m.number(k, low=0.0, high=MAX_ANGLE) for k in ("roll", "pitch", "yaw") if m.has(k)}
+    if m.has("level"):
+        out["level"] = m.boolean("level")
+    m.done(["roll", "pitch", "yaw", "level"])
+    return out
+
+
 FEASIBILITY_PARSERS = {
     "foot_range": _foot_range,
     "leg_separation": _numbers_of(("lateral", "longitudinal"), MAX_LENGTH),
-    "base_attitude": _numbers_of(("roll", "pitch", "yaw"), MAX_ANGLE),
+    "base_attitude": _attitude,
     "knee_margin": lambda f, k: f.number(k, low=0.0, high=MAX_ANGLE),
     "upper_body": _numbers_of(("band",), MAX_ANGLE),
 }
@@ -121,3 +132,22 @@ def base_height(c: Fields):
     return bounded(c, "base_height")
 
 
+
+
+TOUCHDOWN_SPEED_ALONG = ("total", "normal")
+MAX_TOUCHDOWN_SPEED = 20.0  # m/s
+
+
+def touchdown_speed(c: Fields) -> dict | None:
+    """constraints.touchdown_speed: null (no bound), a number v_max [m/s] (bound on the total
+    speed) or {max: v_max, along: total | normal} → None or {"max": v_max, "along": …}."""
+    value = c.raw("touchdown_speed", None)
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        t = c.mapping("touchdown_speed", allowed=["max", "along"])
+        out = {"max": t.number("max", positive=True, high=MAX_TOUCHDOWN_SPEED),
+               "along": t.string("along", "total", allowed=TOUCHDOWN_SPEED_ALONG)}
+        t.done(["max", "along"])
+        return out
+    return {"max": c.number("touchdown_speed", positive=True, high=MAX_TOUCHDOWN_SPEED), "along": "total"}

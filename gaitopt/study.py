@@ -312,7 +312,9 @@ def warm_start_from_csv(path: str | Path):
                                           stack["a"][sl], tau[sl], f[sl], {}))
             start = i
     stride, period = float(meta["stride"]), float(meta["period"])
-    shift = advance_from_header(meta, coords, float(meta.get("slope_rad", 0.0)), path)
+    # a file without cycle_transform: the base's periodic rise from the header's terrain entry
+    rise = (meta.get("terrain") or {}).get("periodic_slope_rad", meta.get("slope_rad", 0.0))
+    shift = advance_from_header(meta, coords, float(rise), path)
     traj = Trajectory(tuple(phases), tuple(coords), tuple(actuated), tuple(contacts), stride, period,
                       "trapezoidal", shift)
     return _WarmStart(traj, {})

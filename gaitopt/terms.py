@@ -16,6 +16,7 @@ import casadi as ca
 import numpy as np
 
 from .actuation import joule_coefficient
+from .constraints.junction import impact_here, incoming
 from .dynamics import GRAVITY
 
 
@@ -113,6 +114,24 @@ def fri_stability(ctx):
     return total / _duration(ctx) / ctx.distance
 
 
+def impact_loss(ctx):
+    """ImpactLoss: E = (1/s) Σ_touchdowns ½ Δvᵀ M(q) Δv  [J/m] — kinetic energy lost in the
+    inelastic impacts per distance, Δv = v⁺ − v⁻ the velocity jump at each junction where points
+    touch down (`gaitopt.constraints.ImpactMap`: M Δv = J_cᵀ Λ with the touching points at rest
+    after it). Since J_c v⁺ = 0, ½ v⁻ᵀ M v⁻ − ½ v⁺ᵀ M v⁺ = ½ Δvᵀ M Δv exactly (Carnot's
+    theorem); M includes the reflected rotor inertias (and co-designed gears' change of them).
+    In J/m like joule_loss, so {joule_loss: 1, impact_loss: 1} counts every joule alike.
+    Zero with constraints.touchdown: soft (no velocity jump)."""
+    total = ca.SX(0)
+    for p, pv in enumerate(ctx.phases):
+        if not impact_here(ctx, p):
+            continue
+        q0 = pv.q.sym[:, 0]
+        dv = pv.v.sym[:, 0] - incoming(ctx, p)[1]
+        total += 0.5 * ca.dot(dv, ctx.dynamics.mass_matrix(q0) @ dv + ctx.rotor_correction(dv))
+    return total / ctx.distance
+
+
 # Built-in cost terms: a literal, read-only table.
 COSTS = {
     "joule_loss": joule_loss,
@@ -121,4 +140,5 @@ COSTS = {
     "torque_squared": torque_squared,
     "torque_rate_squared": torque_rate_squared,
     "fri_stability": fri_stability,
+    "impact_loss": impact_loss,
 }

@@ -23,6 +23,7 @@ import numpy as np
 from .codegen import compiled
 from .collocation import METHODS
 from .constraints import Context, Terrain, VariableBounds, active_constraints
+from .terrain_io import check_terrain, surface_of
 from .dynamics import SymbolicDynamics
 from .errors import InputError
 from .assembly import Assembly
@@ -188,7 +189,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
         dynamics = SymbolicDynamics.of_robot(robot, compiler=compiled if problem.solver.codegen else None)
     B = NlpBuilder()
     ctx = Context(problem, robot, Schedule(robot, problem), dynamics, METHODS[problem.transcription], B,
-                  Terrain(problem.slope))
+                  Terrain(problem.slope, surface_of(problem)))
+    check_terrain(problem, robot)
     components = active_constraints(problem, robot) + list(constraints)
     bounds = _knot_bounds(ctx, components)
 

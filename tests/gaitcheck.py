@@ -20,6 +20,7 @@ import yaml
 
 import gaitopt as go
 from gaitopt.problem import shipped_problems
+from gaitopt.terrain_io import periodic_slope, surface_of
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEM_FILES = shipped_problems()
@@ -206,13 +207,13 @@ def junctions(s: Solved):
 
 def base_shift(s: Solved, fraction: float = 1.0) -> np.ndarray:
     """q advance over `fraction` of a cycle, from the README: base_x by the stride, base_z by
-    stride·tan(slope)."""
+    stride·tan(slope) (on stairs stride·rise/run)."""
     shift = np.zeros(s.robot.nv)
     coords = list(s.traj.coordinates)
     if "base_x" in coords:
         shift[coords.index("base_x")] = fraction * s.traj.stride
     if "base_z" in coords:
-        shift[coords.index("base_z")] = fraction * s.traj.stride * np.tan(s.problem.slope)
+        shift[coords.index("base_z")] = fraction * s.traj.stride * np.tan(periodic_slope(s.problem))
     return shift
 
 
@@ -249,7 +250,7 @@ def next_cycle(s: Solved, q, v=None, a=None, f=None) -> tuple:
     q = rot(q, ix, iy)
     q[..., ix] += dx
     q[..., iy] += dy
-    q[..., coords.index("base_z")] += dx * np.tan(s.problem.slope)
+    q[..., coords.index("base_z")] += dx * np.tan(periodic_slope(s.problem))
     q[..., coords.index("base_yaw")] += psi
     return (q, *(None if x is None else rot(x, ix, iy) for x in (v, a)), None if f is None else rot(f, 0, 1))
 
@@ -309,7 +310,7 @@ def energy_balance(s: Solved) -> dict:
         q0, v0, q1, v1 = s.rows["q"][i], s.rows["v"][i], s.rows["q"][j], s.rows["v"][j]
         losses.append(s.pm.kinetic(q0, v0) - s.pm.kinetic(q1, v1))
     mass = sum(I.mass for I in s.robot.model.inertias)
-    dpe = mass * G * s.traj.stride * np.tan(s.problem.slope)
+    dpe = mass * G * s.traj.stride * np.tan(periodic_slope(s.problem))
     # the same gain from Pinocchio's potential energy of the first and the final row
     dpe_pin = s.pm.potential(s.rows["q"][-1]) - s.pm.potential(s.rows["q"][0])
     return {"work": W, "abs_work": Wabs, "impact_losses": float(np.sum(losses)), "losses": losses,
@@ -383,13 +384,13 @@ def foothold_drift(s: Solved, bound: float) -> float:
     """Largest distance a point moves from where its stance starts (and its height above the
     slope) over every stance run; asserts both below `bound` and that the point touches the
     ground somewhere in the run (where its stance starts, or where the cycle starts)."""
-    tan = np.tan(s.problem.slope)
+    surface = surface_of(s.problem)
     names = [c.name for c in s.robot.contacts]
     worst, worst_h = 0.0, 0.0
     report = []
     for ci, P, span in stance_runs(s):
         drift = float(np.linalg.norm(P - P[0], axis=1).max())
-        height = P[:, 2] - tan * P[:, 0]
+        height = P[:, 2] - surface.height(P[:, 0], P[:, 1])
         report.append(f"{names[ci]} rows {span[0]}..{span[1]}: drift {drift * 1e3:.3f} mm, "
                       f"height {height.min() * 1e3:+.3f}..{height.max() * 1e3:+.3f} mm")
         worst = max(worst, drift)

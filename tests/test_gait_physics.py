@@ -20,6 +20,7 @@ import gaitopt as go
 from gaitopt.export import read_trajectory_csv, save, write_trajectory_csv
 from gaitopt.feasibility import feasibility_margins, worst_margin
 from gaitopt.problem import problem_from_dict
+from gaitopt.terrain_io import periodic_slope, surface_of
 from gaitopt.transcription import transcribe
 
 
@@ -130,7 +131,7 @@ def test_half_cycle_mirror(solved):
     names = [c.name for c in robot.contacts]
     partner = [int(p) for p in m.contact_perm]
     reflect = np.array([1.0, -1.0, 1.0])
-    advance = 0.5 * s.traj.stride * np.array([1.0, 0.0, np.tan(s.problem.slope)])
+    advance = 0.5 * s.traj.stride * np.array([1.0, 0.0, np.tan(periodic_slope(s.problem))])
     for a, b in zip(first, second):
         assert b.name == f"{a.name}:mirrored"
         np.testing.assert_allclose(b.t, a.t + s.traj.period / 2, rtol=0, atol=1e-12)
@@ -151,20 +152,20 @@ def test_half_cycle_mirror(solved):
 
 
 def test_contact_forces(solved):
-    """Points in contact: normal force ≥ 0 and |f_t| ≤ μ f_n in the slope frame (per foot on
-    sagittal robots); points not in contact carry no force."""
+    """Points in contact: normal force ≥ 0 and |f_t| ≤ μ f_n about the ground's normal under the
+    point (per foot on sagittal robots); points not in contact carry no force."""
     s = solved
-    sl = s.problem.slope
-    normal = np.array([-np.sin(sl), 0.0, np.cos(sl)])
-    t1 = np.array([np.cos(sl), 0.0, np.sin(sl)])
-    t2 = np.array([0.0, 1.0, 0.0])
+    surface = surface_of(s.problem)
     mu = s.problem.constraints.friction
     # Sagittal feet: the heel/toe split of the tangential force is not physical, so the cone
     # holds for the foot's total force (and every point pushes, never pulls).
     sagittal = s.robot.base == "sagittal"
     worst_ratio = 0.0
     for q, v, a, tau, f, act, label in s.dynamic:
+        P, _ = s.pm.points(q)
+        normals = surface.normal(P[:, 0], P[:, 1])
         for ci, c in enumerate(s.robot.contacts):
+            normal = normals[ci]
             if c.name not in act:
                 assert np.all(f[ci] == 0.0), f"{c.name} at {label} is not in contact but carries {f[ci]}"
             else:
@@ -173,8 +174,8 @@ def test_contact_forces(solved):
                   if sagittal else [[ci] for ci in range(len(s.robot.contacts))])
         for idx in groups:
             F = f[idx].sum(axis=0)
-            fn = F @ normal
-            ft = np.hypot(F @ t1, F @ t2)
+            fn = F @ normals[idx[0]]
+            ft = np.linalg.norm(F - fn * normals[idx[0]])
             who = "+".join(s.robot.contacts[ci].name for ci in idx)
             assert ft <= mu * fn + FORCE_TOL, f"{who} at {label}: |f_t| {ft} > mu f_n {mu * fn}"
             if fn > 1e-3:
@@ -211,7 +212,7 @@ def test_clearance(solved):
     start clears the profile plus its height at lift-off (where the stance's drift left it)
     times 1 − 3x² + 2x³, x the fraction of the phase's knots."""
     s = solved
-    tan = np.tan(s.problem.slope)
+    surface = surface_of(s.problem)
     c = s.problem.constraints.clearance
     phases = s.traj.phases
     n = len(phases)
@@ -231,10 +232,11 @@ def test_clearance(solved):
                 knots = [len(phases[i % n].t) - 1 for i in range(start, end + 1)]
                 done = sum(knots[:ip - start])
                 progress = (done + np.arange(len(ph.t))) / sum(knots)
-            heights = []
+            heights, exact = [], []  # above the (envelope of the) NLP's ground; above the true steps
             for q in ph.q:
                 P, _ = s.pm.points(q)
-                heights.append(P[:, 2] - tan * P[:, 0])
+                heights.append(P[:, 2] - surface.envelope(P[:, 0], P[:, 1]))
+                exact.append(P[:, 2] - surface.exact_height(P[:, 0], P[:, 1]))
             K = len(ph.t) - 1
             for k, z in enumerate(heights):
                 for cname in F.contacts:
@@ -247,6 +249,8 @@ def test_clearance(solved):
                         x = k / K
                         need += heights[0][ci] * (1.0 - 3.0 * x ** 2 + 2.0 * x ** 3)
                     lowest = min(lowest, h - need)
+                    # over the true steps too (the envelope is within 0.3 % of a rise of their edges)
+                    assert exact[k][ci] >= need - 1e-4, f"{cname} at {ph.name} knot {k}: {exact[k][ci]:.6f} m over steps"
                     assert h >= need - 1e-6, f"{cname} at {ph.name} knot {k}: height {h:.6f} m < {need:.6f} m"
     print(f"\n{s.name}: smallest clearance margin {lowest * 1e3:.3f} mm")
 

@@ -15,7 +15,7 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("
 @pytest.mark.fast
 def test_there_are_notebooks():
     assert {"cost_functions.ipynb", "actuator_sizing.ipynb", "speed_cot.ipynb",
-            "titan8_postures.ipynb", "limb_lengths.ipynb"} <= {p.name for p in NOTEBOOKS}
+            "titan8_postures.ipynb", "limb_lengths.ipynb", "hexapod_uneven.ipynb"} <= {p.name for p in NOTEBOOKS}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

@@ -13,7 +13,7 @@ from .contact import ContactAtRest, ContactGround, FrictionCone, InverseDynamics
 from .design import ABS_POWER_COSTS, GearRatioDesign, LimbLengthDesign, PowerSplit
 from .dynamics import Collocation
 from .junction import (CycleGauge, ForceContinuity, ImpactMap, Speed, StateContinuity, TorqueContinuity,
-                       VelocityContinuity)
+                       TouchdownSpeed, VelocityContinuity)
 from .kinematics import BaseAttitude, FootRangeOfMotion, KneeMargin, LegSeparation, UpperBodyPosture
 from .limits import (BaseAboveGround, CurrentLimit, JointLimits, PowerLimit, TorqueLimits,
                      TorqueRateLimit, TorqueSpeedLimit, VelocityLimits)
@@ -31,7 +31,7 @@ CONSTRAINTS = (
     RollClearance, TorqueSpeedLimit, CurrentLimit, PowerLimit, FootRangeOfMotion, LegSeparation,
     TorqueRateLimit,
     # phase junctions and the cycle
-    StateContinuity, TorqueContinuity, ImpactMap, VelocityContinuity, ForceContinuity,
+    StateContinuity, TorqueContinuity, ImpactMap, TouchdownSpeed, VelocityContinuity, ForceContinuity,
     Speed, PowerSplit, CycleGauge,
 )
 

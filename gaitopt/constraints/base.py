@@ -26,6 +26,7 @@ import casadi as ca
 import numpy as np
 
 from ..nlp import NlpBuilder, force_axes
+from ..terrain import Plane
 
 
 class Constraint:
@@ -79,10 +80,20 @@ class VariableBounds:
 
 @dataclass(frozen=True)
 class Terrain:
-    """A plane slope about world y (uphill towards +x): height z = x·tan(slope); unit normal
-    and tangents (3,)."""
+    """The ground as components see it: a `gaitopt.terrain` surface (default the plane sloped by
+    `slope` [rad] about world y, uphill towards +x). On a plane the normal and tangents (3,) are
+    constants; elsewhere `frame_at` gives them at a contact point."""
 
-    slope: float
+    slope: float = 0.0
+    surface: object = None
+
+    def __post_init__(self):
+        if self.surface is None:
+            object.__setattr__(self, "surface", Plane(self.slope))
+
+    @property
+    def planar(self) -> bool:
+        return isinstance(self.surface, Plane)
 
     @property
     def tan_slope(self) -> float:
@@ -101,8 +112,33 @@ class Terrain:
         return np.array([0.0, 1.0, 0.0])
 
     def height(self, pos, ci: int):
-        """Height [m] of contact point ci above the terrain (pos: (3, nc) world positions)."""
-        return pos[2, ci] - self.tan_slope * pos[0, ci]
+        """Height [m] of contact point ci above the terrain along world z (pos: (3, nc) world
+        positions)."""
+        if self.planar:
+            return pos[2, ci] - self.tan_slope * pos[0, ci]
+        return pos[2, ci] - self.surface.height(pos[0, ci], pos[1, ci])
+
+    def clearance_height(self, pos, ci: int):
+        """Height [m] of contact point ci above what a swing foot must clear (on steps: the
+        envelope over the true edges, see `gaitopt.terrain.Steps`)."""
+        if self.planar:
+            return self.height(pos, ci)
+        return pos[2, ci] - self.surface.envelope(pos[0, ci], pos[1, ci])
+
+    def base_height(self, x, y, z):
+        """Base height [m] above the ground level under it (`Surface.reference_height`)."""
+        if self.planar:
+            return z - self.tan_slope * x
+        return z - self.surface.reference_height(x, y)
+
+    def frame_at(self, pos, ci: int) -> tuple:
+        """(normal, tangent along x, tangent along y) at contact point ci: DM constants on a
+        plane, SX from the surface's gradient at the point's (x, y) elsewhere."""
+        if self.planar:
+            return ca.DM(self.normal), ca.DM(self.tangent_x), ca.DM(self.tangent_y)
+        n = self.surface.normal(pos[0, ci], pos[1, ci])
+        t1 = ca.vertcat(n[2], 0.0, -n[0]) / ca.sqrt(n[0] ** 2 + n[2] ** 2)  # ⟂ n, in the x–z plane
+        return n, t1, ca.cross(n, t1)
 
 
 @dataclass

@@ -6,40 +6,44 @@ import numpy as np
 
 from .base import Constraint
 
+FOOTHOLD_GRADE = 0.09  # [m/m] the smoothed step's slope allowed under a foothold (about 5°)
 
-def friction_rows(ctx, fvecs):
+
+def friction_rows(ctx, fvecs, frame=None):
     """Rows (≥ 0) of one foot's contact forces (each (dim,), world components): every point's
     normal force is unilateral, and the foot's total force lies in the friction cone (a rigid
     sole slides as a whole: its static friction limit is μ times the total normal force). For
     a point foot this is the usual per-point cone. Pyramid: the inner pyramid in 3-D,
-    |f_t1|, |f_t2| ≤ μ/√2 · f_n, which keeps |f_t| ≤ μ f_n; cone: μ² f_n² − |f_t|² ≥ 0."""
+    |f_t1|, |f_t2| ≤ μ/√2 · f_n, which keeps |f_t| ≤ μ f_n; cone: μ² f_n² − |f_t|² ≥ 0.
+    frame: (normal, tangent x, tangent y) of the ground at the foothold (default the plane's)."""
     terrain, cons = ctx.terrain, ctx.problem.constraints
+    normal, tx, ty = frame if frame is not None else terrain.frame_at(None, 0)
     Fs = []
     for fvec in fvecs:
         F = ca.SX.zeros(3, 1)
         for j, ax in enumerate(ctx.comp):
             F[ax] = fvec[j]
         Fs.append(F)
-    normal = ca.DM(terrain.normal)
     rows = [ca.dot(normal, F) for F in Fs]
     F = sum(Fs[1:], Fs[0])
     fn = ca.dot(normal, F)
-    ft1 = ca.dot(ca.DM(terrain.tangent_x), F)
+    ft1 = ca.dot(tx, F)
     mu = cons.friction
     if cons.cone == "pyramid" or ctx.sagittal:
         mu_p = mu if ctx.sagittal else mu / np.sqrt(2.0)
         rows += [mu_p * fn - ft1, mu_p * fn + ft1]
         if not ctx.sagittal:
-            ft2 = ca.dot(ca.DM(terrain.tangent_y), F)
+            ft2 = ca.dot(ty, F)
             rows += [mu_p * fn - ft2, mu_p * fn + ft2]
     else:
-        ft2 = ca.dot(ca.DM(terrain.tangent_y), F)
+        ft2 = ca.dot(ty, F)
         rows += [mu ** 2 * fn ** 2 - ft1 ** 2 - ft2 ** 2]
     return ca.vertcat(*rows)
 
 
 def foot_forces(ctx, fcol, active) -> list:
-    """The groups of force variables (each (dim,)) that share a friction cone: in the sagittal
+    """The groups of force variables (each (dim,)) that share a friction cone, with the index
+    into `active` of the group's first point (where the ground's normal is taken): in the sagittal
     plane, the points of each foot (a rigid sole slides as a whole, and the split of the
     tangential force between its points is fixed by `Context.internal_mask`); in 3-D, each point
     on its own (its sole direction turns with the yaw, so no such split is fixed, and a cone on
@@ -47,8 +51,8 @@ def foot_forces(ctx, fcol, active) -> list:
     found in the hundreds of newtons on a 7 kg humanoid)."""
     d = ctx.dim
     if not ctx.sagittal:
-        return [[fcol[d * i:d * i + d]] for i in range(len(active))]
-    return [[fcol[d * i:d * i + d] for i in idx] for idx in ctx.feet_of(active).values()]
+        return [([fcol[d * i:d * i + d]], i) for i in range(len(active))]
+    return [([fcol[d * i:d * i + d] for i in idx], idx[0]) for idx in ctx.feet_of(active).values()]
 
 
 class InverseDynamics(Constraint):
@@ -71,7 +75,7 @@ class FrictionCone(Constraint):
     """FrictionCone: unilateral normal forces f_n ≥ 0 [N] and the force inside the friction cone
     (pyramid or exact cone, μ = constraints.friction) about the terrain normal — per foot in the
     sagittal plane, per contact point in 3-D (see `foot_forces`, `friction_rows`) — at every
-    dynamic collocation point."""
+    dynamic collocation point. Off a plane the normal is the surface's at the foothold."""
 
     term = "friction"
     where = ("point",)
@@ -80,8 +84,11 @@ class FrictionCone(Constraint):
         if not point.dynamic:
             return
         pv = ctx.phases[p]
-        for fvecs in foot_forces(ctx, point.f, pv.active):
-            ctx.builder.con(self.term, pv.name, friction_rows(ctx, fvecs), 0.0, np.inf)
+        pos = None if ctx.terrain.planar else point.contact_kinematics(ctx.dynamics)[0]
+        names = ctx.contact_names
+        for fvecs, i in foot_forces(ctx, point.f, pv.active):
+            frame = None if pos is None else ctx.terrain.frame_at(pos, names.index(pv.active[i]))
+            ctx.builder.con(self.term, pv.name, friction_rows(ctx, fvecs, frame), 0.0, np.inf)
 
 
 class ContactAtRest(Constraint):
@@ -145,7 +152,8 @@ class ContactAtRest(Constraint):
 
 class ContactGround(Constraint):
     """ContactGround: height [m] above the terrain = 0 for every point in contact at the first
-    knot of a phase where it is anchored (its stance starts there). Imposing positions at every
+    knot of a phase where it is anchored (its stance starts there); on steps a foothold keeps off
+    the edges (term foothold_grade, see `_flat_footholds`). Imposing positions at every
     knot as well as velocities over-constrains the integration and stalls IPOPT; the foothold
     drift this leaves is second order in h (tested)."""
 
@@ -162,3 +170,21 @@ class ContactGround(Constraint):
         for cname in pv.active:
             if cname in anchored:
                 ctx.builder.con(self.term, pv.name, ctx.terrain.height(pos, names.index(cname)))
+        self._flat_footholds(ctx, p, pos, [c for c in pv.active if c in anchored])
+
+    @staticmethod
+    def _flat_footholds(ctx, p, pos, points):
+        """On steps: a foothold's smoothed-surface slope |∂h/∂x| ≤ FOOTHOLD_GRADE, and that of the
+        swing-clearance envelope too, which keeps it on a tread: ≥ about 2.2 smoothing widths from
+        an edge (not on the smoothed riser) and ≥ about 5.2 widths before an up edge (so that its
+        next swing starts on, not under, the envelope: clearance fades from the lift-off height,
+        and from under the envelope it would let the foot through the riser)."""
+        surface = ctx.terrain.surface
+        if getattr(surface, "kind", "") != "steps":
+            return
+        names = ctx.contact_names
+        for cname in points:
+            ci = names.index(cname)
+            hx, _ = surface.gradient(pos[0, ci], pos[1, ci])
+            rows = ca.vertcat(hx, surface.envelope_slope(pos[0, ci]))
+            ctx.builder.con("foothold_grade", ctx.phases[p].name, rows, -FOOTHOLD_GRADE, FOOTHOLD_GRADE)

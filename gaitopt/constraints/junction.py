@@ -6,6 +6,7 @@ import numpy as np
 
 from ..cycle import (cycle_shift, mirror_coordinates, mirror_force_variables, mirror_torques, planar_advance,
                      untransform_casadi)
+from ..terrain_io import periodic_slope
 from .base import Constraint
 from .contact import foot_forces, friction_rows
 
@@ -27,7 +28,7 @@ def incoming(ctx, p) -> tuple:
             q, v = untransform_casadi(ctx.robot.coordinates, q, v, *cycle_advance(ctx))
             f = _rotate_back(ctx, f, active)
         else:
-            q = q - ca.DM(cycle_shift(ctx.robot.coordinates, ctx.problem.slope)) * ctx.distance
+            q = q - ca.DM(cycle_shift(ctx.robot.coordinates, periodic_slope(ctx.problem))) * ctx.distance
     return q, v, u, f, active
 
 
@@ -43,7 +44,7 @@ def cycle_advance(ctx) -> tuple:
     p = ctx.problem
     yaw = p.yaw_rate * ctx.period if p.yaw_rate else 0.0
     dx, dy = planar_advance(ctx.stride, p.sideways * ctx.period, yaw)
-    return dx, dy, dx * np.tan(p.slope), yaw
+    return dx, dy, dx * np.tan(periodic_slope(p)), yaw
 
 
 def _rotate_back(ctx, f, active):
@@ -95,7 +96,8 @@ class TorqueContinuity(Constraint):
             ctx.builder.con("collocation", cur.name, row)
 
 
-def _impact_here(ctx, p) -> bool:
+def impact_here(ctx, p) -> bool:
+    """Whether points touch down with an inelastic impact at the start of phase p."""
     return bool(ctx.schedule.touchdowns(p)) and ctx.problem.constraints.touchdown == "impact"
 
 
@@ -112,7 +114,7 @@ class ImpactMap(Constraint):
         return problem.constraints.touchdown == "impact"
 
     def add_junction(self, ctx, p):
-        if not _impact_here(ctx, p):
+        if not impact_here(ctx, p):
             return
         cur, dim, B = ctx.phases[p], ctx.dim, ctx.builder
         mask = ctx.internal_mask(cur.active)[:, None]
@@ -129,8 +131,42 @@ class ImpactMap(Constraint):
                 JT += J[3 * ci + ax, :].T * lam.sym[dim * i + j]
         dv = cur.v.sym[:, 0] - incoming(ctx, p)[1]
         B.con(self.term, cur.name, ctx.dynamics.mass_matrix(q0) @ dv + ctx.rotor_correction(dv) - JT)
-        for fvecs in foot_forces(ctx, lam.sym, cur.active):
-            B.con("impact_friction", cur.name, friction_rows(ctx, fvecs), 0.0, np.inf)
+        pos = None
+        if not ctx.terrain.planar:  # the cone about the ground's normal at each foothold
+            z = ca.SX.zeros(ctx.robot.nv, 1)
+            pos = ctx.dynamics.contact_kinematics(q0, z, z)[0]
+        for fvecs, i in foot_forces(ctx, lam.sym, cur.active):
+            frame = None if pos is None else ctx.terrain.frame_at(pos, names.index(cur.active[i]))
+            B.con("impact_friction", cur.name, friction_rows(ctx, fvecs, frame), 0.0, np.inf)
+
+
+class TouchdownSpeed(Constraint):
+    """TouchdownSpeed: every point that touches down with an impact arrives, just before it (the
+    previous phase's last knot), at most v_max fast [m/s]: |ṗ| ≤ v_max (along: total, written
+    |ṗ|² ≤ v_max²) or −n·ṗ ≤ v_max (along: normal, n the terrain normal: the approach speed).
+    constraints.touchdown_speed: {max: v_max, along: total | normal} (a number: total). With
+    touchdown: soft the points arrive at rest anyway and no rows are added."""
+
+    term = "touchdown_speed"
+    where = ("junction",)
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return problem.constraints.touchdown_speed is not None and problem.constraints.touchdown == "impact"
+
+    def add_junction(self, ctx, p):
+        if not impact_here(ctx, p):
+            return
+        bound = ctx.problem.constraints.touchdown_speed
+        q, v = incoming(ctx, p)[:2]
+        _, vel, _ = ctx.dynamics.contact_kinematics(q, v, ca.SX.zeros(ctx.robot.nv))
+        names, vmax = ctx.contact_names, float(bound["max"])
+        for cname in ctx.schedule.touchdowns(p):
+            vc = vel[:, names.index(cname)]
+            if bound["along"] == "normal":
+                ctx.builder.con(self.term, ctx.phases[p].name, ca.dot(ca.DM(ctx.terrain.normal), vc), -vmax, np.inf)
+            else:
+                ctx.builder.con(self.term, ctx.phases[p].name, ca.sumsqr(vc[ctx.comp]), -np.inf, vmax ** 2)
 
 
 class VelocityContinuity(Constraint):
@@ -142,7 +178,7 @@ class VelocityContinuity(Constraint):
     where = ("junction",)
 
     def add_junction(self, ctx, p):
-        if _impact_here(ctx, p):
+        if impact_here(ctx, p):
             return
         ctx.builder.con(_term(p), ctx.phases[p].name, ctx.phases[p].v.sym[:, 0] - incoming(ctx, p)[1])
 

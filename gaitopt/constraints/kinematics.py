@@ -12,6 +12,7 @@ import casadi as ca
 import numpy as np
 
 from ..legs import in_base_frame, leg_geometry
+from ..terrain_io import periodic_slope
 from .base import Constraint
 
 # Defaults, as fractions of the standing geometry (documented in docs/feasibility.md).
@@ -86,7 +87,7 @@ def attitude_bands(problem, robot) -> dict:
     given = setting(problem, robot, "base_attitude")
     if given is False:
         return {}
-    band = {**BASE_ATTITUDE_BAND, **(given or {})}
+    band = {**BASE_ATTITUDE_BAND, **{k: v for k, v in (given or {}).items() if k != "level"}}
     centre = {"base_roll": 0.0, "base_pitch": attitude_pitch_centre(problem, robot), "base_yaw": 0.0}
     return {c: (centre[c] - band[c.removeprefix("base_")], centre[c] + band[c.removeprefix("base_")])
             for c in centre if c in robot.base_coordinates}
@@ -188,7 +189,8 @@ class LegSeparation(Constraint):
 class BaseAttitude(Constraint):
     """BaseAttitude: base roll and yaw within ±band, and base pitch within ±band of the terrain's
     pitch for a multi-legged body (−slope: the body follows the slope) or of upright for a
-    biped's torso (see `attitude_pitch_centre`), [rad], as bounds; always within the Euler
+    biped's torso (see `attitude_pitch_centre`; `level: true` holds a multi-legged body level
+    with the world on a slope), [rad], as bounds; always within the Euler
     regularity bound ±constraints.base_pitch_limit on pitch and roll. Yaw is measured from the
     direction of travel (+x). Default band: 0.25 rad each; override `base_attitude: {roll,
     pitch, yaw}`; false leaves only the regularity bound."""
@@ -219,9 +221,12 @@ class BaseAttitude(Constraint):
 
 def attitude_pitch_centre(problem, robot) -> float:
     """Centre of the pitch band [rad]: a multi-legged body follows the slope (−slope: its x axis
-    along the terrain); a biped's torso stays upright (0: it leans into a slope as a walker
-    chooses, within the band)."""
-    return 0.0 if len(robot.feet) <= 2 else -problem.slope
+    along the terrain; on a stair its mean grade) unless `base_attitude: {level: true}` holds it
+    level (0); a biped's torso stays upright (0: it leans into a slope as a walker chooses,
+    within the band)."""
+    if len(robot.feet) <= 2 or (setting(problem, robot, "base_attitude") or {}).get("level"):
+        return 0.0
+    return -periodic_slope(problem)
 
 
 def base_height_band(problem, robot):

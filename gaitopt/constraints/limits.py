@@ -29,8 +29,8 @@ class JointLimits(Constraint):
 
 
 class BaseAboveGround(Constraint):
-    """BaseAboveGround: base_z ≥ 0 [m] on flat ground (a loose −10 m on a slope, where the
-    ground height varies along x), as a bound."""
+    """BaseAboveGround: base_z ≥ 0 [m] on flat ground (a loose −10 m on a slope, steps or a
+    height map, where the ground height varies), as a bound."""
 
     term = "base_above_ground"
     where = ("bounds",)
@@ -40,7 +40,8 @@ class BaseAboveGround(Constraint):
         return "base_z" in robot.base_coordinates
 
     def bound(self, ctx, bounds):
-        bounds.q_lb[ctx.robot.index("base_z")] = -10.0 if ctx.problem.slope != 0 else 0.0
+        flat = ctx.problem.slope == 0 and not ctx.problem.terrain
+        bounds.q_lb[ctx.robot.index("base_z")] = 0.0 if flat else -10.0
 
 
 class VelocityLimits(Constraint):

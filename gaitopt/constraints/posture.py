@@ -10,7 +10,8 @@ from .kinematics import base_height_band
 
 
 class BaseHeight(Constraint):
-    """BaseHeight: base origin height above the terrain below it, z − x·tan(slope) ∈
+    """BaseHeight: base origin height above the ground level below it, z − x·tan(slope) on a
+    plane, z − `Surface.reference_height`(x, y) on other terrain, ∈
     [min, max] [m], at every kinematic collocation point. Default band (0.75, 1.2) × the
     standing base height; constraints.base_height (a number or {min, max}) or robot.yaml's
     `kinematics.base_height` overrides it; false switches it off (see `base_height_band`)."""
@@ -37,7 +38,8 @@ class BaseHeight(Constraint):
         if not point.kinematic or self.band is None:
             return
         robot = ctx.robot
-        z_base = point.q[robot.index("base_z")] - ctx.terrain.tan_slope * point.q[robot.index("base_x")]
+        y = point.q[robot.index("base_y")] if "base_y" in robot.coordinates else 0.0
+        z_base = ctx.terrain.base_height(point.q[robot.index("base_x")], y, point.q[robot.index("base_z")])
         ctx.builder.con(self.term, ctx.phases[p].name, z_base, *self.band)
 
 

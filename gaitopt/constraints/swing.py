@@ -32,7 +32,7 @@ def _clearance_frame(ctx, p, point):
     start = point.phase_start or point
     pos0, _ = start.contact_kinematics(ctx.dynamics)
     names = ctx.contact_names
-    lift_off = {c: ctx.terrain.height(pos0, names.index(c)) for c in just_lifted}
+    lift_off = {c: ctx.terrain.clearance_height(pos0, names.index(c)) for c in just_lifted}
     k = point.progress
     if k == 0:
         at_rest = set(just_lifted)
@@ -47,7 +47,8 @@ class SwingClearance(Constraint):
     """SwingClearance: every contact point of a swinging foot stays above the terrain by the
     profile 16·c·s²(1 − s)² [m] (s ∈ [0, 1] the swing's progress, c = constraints.clearance,
     the peak at mid-swing), measured from its lift-off height fading to the ground (see
-    `lift_off_fade`), at every kinematic collocation point."""
+    `lift_off_fade`), at every kinematic collocation point. On steps the ground is the envelope
+    over the true edges (`gaitopt.terrain.Steps.envelope`)."""
 
     term = "swing_clearance"
     where = ("point",)
@@ -66,7 +67,7 @@ class SwingClearance(Constraint):
             for cname in ctx.robot.feet[foot].contacts:
                 if cname in at_rest:
                     continue
-                height = ctx.terrain.height(pos, names.index(cname)) - fade * lift_off.get(cname, 0.0)
+                height = ctx.terrain.clearance_height(pos, names.index(cname)) - fade * lift_off.get(cname, 0.0)
                 ctx.builder.con(self.term, ctx.phases[p].name, height, lift, np.inf)
 
 
@@ -92,5 +93,5 @@ class RollClearance(Constraint):
             other = f"{foot}_toe" if mode == "heel" else f"{foot}_heel"
             if other in at_rest:
                 continue
-            height = ctx.terrain.height(pos, names.index(other)) - fade * lift_off.get(other, 0.0)
+            height = ctx.terrain.clearance_height(pos, names.index(other)) - fade * lift_off.get(other, 0.0)
             ctx.builder.con(self.term, ctx.phases[p].name, height, 0.0, np.inf)

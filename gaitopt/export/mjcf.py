@@ -51,12 +51,13 @@ def mjcf_spec(result, settings=None):
     settings: `gaitopt.verify.settings.ReplaySettings` (timestep, contact spheres, friction cone)."""
     # why here: MuJoCo is optional, and gaitopt.verify imports gaitopt.export
     from ..verify.settings import ReplaySettings, load_mujoco
+    from ..terrain_io import surface_of
     from ..verify.sim_model import robot_spec
     mj = load_mujoco()
     settings = ReplaySettings() if settings is None else settings
     robot, problem, traj = result.robot, result.problem, result.trajectory
     spec, _, _, _ = robot_spec(robot, slope=problem.slope, friction=problem.constraints.friction, traj=traj,
-                               settings=settings)
+                               settings=settings, surface=surface_of(problem))
     spec.modelname = robot.name
     _add_motors(mj, spec, robot, torque_bounds(robot, problem.constraints))
     model = spec.compile()

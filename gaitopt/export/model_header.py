@@ -15,6 +15,7 @@ import numpy as np
 from ..collocation import METHODS
 from ..dynamics import GRAVITY
 from ..schedule import active_points
+from ..terrain_io import periodic_slope, surface_of
 
 # pinocchio joint model of each base coordinate, chained from the world in this order
 BASE_JOINT_TYPES = {"base_x": "PX", "base_y": "PY", "base_z": "PZ", "base_yaw": "RZ", "base_pitch": "RY",
@@ -99,15 +100,25 @@ def model_header(result) -> dict:
                    "effort_limits": c.effort_limits, "current_limit": c.current_limit,
                    "torque_speed": c.torque_speed, "power_limit": c.power_limit, "torque_rate": c.torque_rate},
         "feet": {f.name: {"frame": f.frame, "kind": f.kind, "contacts": list(f.contacts)} for f in robot.feet.values()},
-        "terrain": {"slope_rad": problem.slope, "normal": [-float(np.sin(problem.slope)), 0.0,
-                                                           float(np.cos(problem.slope))],
-                    "height": "z = x * tan(slope_rad)", "friction": c.friction, "cone": c.cone},
+        "terrain": terrain_record(problem),
         "touchdown": c.touchdown,
         "phases": phase_records(robot, traj),
         "collocation": {"rule": problem.transcription, "eom_rows": EOM_ROWS[problem.transcription],
                         "rows": COLLOCATION_TEXT[problem.transcription]},
         "equations_of_motion": EOM_TEXT,
     }
+
+
+def terrain_record(problem) -> dict:
+    """The header's `terrain`: the plane's slope and normal, friction and cone, and (appended,
+    docs/terrain.md) the base's periodic rise as a slope and the surface, from which
+    `gaitopt.terrain_io.surface_from_description` rebuilds steps or a height map."""
+    c = problem.constraints
+    planar = not problem.terrain
+    return {"slope_rad": problem.slope, "normal": [-float(np.sin(problem.slope)), 0.0, float(np.cos(problem.slope))],
+            "height": "z = x * tan(slope_rad)" if planar else "z = surface height (see surface)",
+            "friction": c.friction, "cone": c.cone,
+            "periodic_slope_rad": periodic_slope(problem), "surface": surface_of(problem).describe()}
 
 
 def collocation_rows(traj):

@@ -14,6 +14,7 @@ from ..collocation import METHODS
 from ..errors import InputError
 from ..problem import problem_from_record
 from ..result import Result
+from ..terrain_io import periodic_slope
 from ..robot import robot_of
 from ..trajectory import Trajectory
 from .atomic import atomic_open, atomic_write_text
@@ -97,7 +98,7 @@ def _trajectory_from_csv(path: Path, problem, robot, table=None) -> Trajectory:
     meta, cols = table if table is not None else read_trajectory_csv(path, midpoints=True)
     cols, mids = split_points(cols)
     contacts = [c.name for c in robot.contacts]
-    shift = advance_from_header(meta, robot.coordinates, problem.slope, path)
+    shift = advance_from_header(meta, robot.coordinates, periodic_slope(problem), path)
     stride = float(meta["stride"])
     if mids is None and not METHODS[problem.transcription].knot_table_exact:
         warnings.warn(f"{path}: no {KNOTS_FILE} next to it; {problem.transcription} midpoint torques and forces "

@@ -6,7 +6,8 @@ their locked angle, joint limits, damping and friction are switched off (gaitopt
 of them), each joint's armature is gaitopt's reflected rotor inertia G²·J_rotor, and the base gets gaitopt's explicit coordinates as MuJoCo joints
 (sagittal: slide x, slide z, hinge y — the planar constraint; 3-D: three slides and hinges
 z, y, x, i.e. Z-Y-X Euler angles, applied in sequence like Pinocchio's joint chain). The floor
-is a plane (tilted about y on slopes); each contact point gets a small sphere whose surface
+is a plane (tilted about y on slopes), sharp-edged boxes for steps, or a height field sampling a
+height map (docs/terrain.md); each contact point gets a small sphere whose surface
 touches the ground at the point when its foot stands as planned. Building checks the model
 against Pinocchio (mass matrix, contact point positions) before anything is simulated.
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..schedule import active_points
-from .judge import base_height, judge
+from ..terrain_io import base_height_above_ground, surface_of
+from .judge import judge
 from .settings import CannotReplay, ReplaySettings, load_mujoco
 from .sim_model import build_model, torque_speed_range
 
@@ -116,20 +117,20 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings(),
     slope = float(problem.slope)
     q0, v0 = traj.phases[0].q[0], traj.phases[0].v[0]
     sim = build_model(robot, slope=slope, friction=float(problem.constraints.friction), traj=traj,
-                      settings=settings, q_gains=q0, check=perturbation is None)
+                      settings=settings, q_gains=q0, check=perturbation is None, surface=surface_of(problem))
     if perturbation is not None:
         perturbation.apply(sim)
     pl = _reference(result, cycles, settings.timestep)
     ref, point_on, f_plan, feet = pl["ref"], pl["point_on"], pl["f_plan"], pl["feet"]
     sim.set_state(q0, v0)
     kp_t, kd_t = _gains(sim, point_on, pl["foot_of"], len(feet))
-    h_plan = base_height(ref["q"], coords, slope)
+    h_plan = base_height_above_ground(problem, robot, ref["q"])
     tilt_idx = [coords.index(c) for c in ("base_pitch", "base_roll") if c in coords]
     tilt_plan = float(np.abs(ref["q"][:, tilt_idx]).max())
 
     def fallen(q):
-        return not np.all(np.isfinite(q)) or base_height(q, coords, slope) < settings.fall_height_fraction * \
-            h_plan.min() or np.abs(q[tilt_idx]).max() > tilt_plan + settings.fall_tilt
+        low = base_height_above_ground(problem, robot, q) < settings.fall_height_fraction * h_plan.min()
+        return not np.all(np.isfinite(q)) or low or np.abs(q[tilt_idx]).max() > tilt_plan + settings.fall_tilt
 
     delay = 0 if perturbation is None else int(round(perturbation.delay_s / settings.timestep))
     s = _simulate(sim, settings, ref, kp_t, kd_t, fallen, delay)

@@ -9,6 +9,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..schedule import active_points
+from .terrain_geoms import add_terrain
 from .settings import CannotReplay, ReplaySettings, load_mujoco
 
 
@@ -234,16 +235,25 @@ def _new_spec(mj, robot, settings: ReplaySettings):
     return spec, root, child_of
 
 
-def _add_ground(mj, spec, robot, root, child_of, traj, slope, friction, settings) -> tuple:
-    """The floor plane and a contact sphere (and a site) per contact point. Returns (ground
-    normal, ground tangents, foot geom name → contact point index)."""
-    c, s = np.cos(slope), np.sin(slope)
-    normal = np.array([-s, 0.0, c])
-    tangents = np.array([[c, 0.0, s], [0.0, 1.0, 0.0]])
-    floor = spec.worldbody.add_geom(name="floor", type=mj.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1])
-    floor.quat = [np.cos(-slope / 2), 0.0, np.sin(-slope / 2), 0.0]
-    floor.contype, floor.conaffinity = 1, 2          # touches the feet only
-    floor.friction = [friction, 0.005, 0.0001]
+def _add_ground(mj, spec, robot, root, child_of, traj, slope, friction, settings, surface=None) -> tuple:
+    """The ground — the floor plane (tilted on slopes), or a `gaitopt.terrain` surface's boxes
+    or height field (`terrain_geoms`) — and a contact sphere (and a site) per contact point.
+    Returns (ground normal, ground tangents, foot geom name → contact point index): off a plane
+    the vertical and the horizontal axes (what slips are measured along)."""
+    if surface is None or surface.kind == "plane":
+        slope = slope if surface is None else surface.slope
+        c, s = np.cos(slope), np.sin(slope)
+        normal = np.array([-s, 0.0, c])
+        tangents = np.array([[c, 0.0, s], [0.0, 1.0, 0.0]])
+        floor = spec.worldbody.add_geom(name="floor", type=mj.mjtGeom.mjGEOM_PLANE, size=[0, 0, 1])
+        floor.quat = [np.cos(-slope / 2), 0.0, np.sin(-slope / 2), 0.0]
+        floors = [floor]
+    else:
+        normal, tangents = np.array([0.0, 0.0, 1.0]), np.eye(3)[:2]
+        floors = add_terrain(mj, spec, surface)
+    for floor in floors:
+        floor.contype, floor.conaffinity = 1, 2          # touches the feet only
+        floor.friction = [friction, 0.005, 0.0001]
 
     offsets = _contact_offsets(robot, traj, normal) if traj is not None else \
         [np.array([0.0, 0.0, 1.0])] * len(robot.contacts)
@@ -325,23 +335,25 @@ def _add_actuators(mj, spec, robot, kp, kd, limit=None) -> None:
 
 
 def robot_spec(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
-               settings: ReplaySettings = ReplaySettings()) -> tuple:
+               settings: ReplaySettings = ReplaySettings(), surface=None) -> tuple:
     """The MjSpec of `robot` without actuators: the mesh-free URDF, the base joints, the
-    armature, the floor (slope [rad], friction μ) and a contact sphere and site per contact
-    point (placed as `build_model` says). Returns (spec, ground normal, ground tangents, foot
+    armature, the floor (slope [rad], or a `gaitopt.terrain` surface; friction μ) and a contact
+    sphere and site per contact point (placed as `build_model` says). Returns (spec, ground normal, ground tangents, foot
     geom name → contact point index); `build_model` and the MJCF export add their actuators."""
     mj = load_mujoco()
     spec, root, child_of = _new_spec(mj, robot, settings)
     normal, tangents, foot_geom_names = _add_ground(mj, spec, robot, root, child_of, traj, slope, friction,
-                                                    settings)
+                                                    settings, surface)
     return spec, normal, tangents, foot_geom_names
 
 
 def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
-                settings: ReplaySettings = ReplaySettings(), q_gains=None, check: bool = True) -> SimModel:
+                settings: ReplaySettings = ReplaySettings(), q_gains=None, check: bool = True,
+                surface=None) -> SimModel:
     """Build `robot` in MuJoCo from its URDF (`gaitopt.verify` says what is changed).
 
-    slope [rad] tilts the floor about world y (uphill towards +x); friction: μ of every foot
+    slope [rad] tilts the floor about world y (uphill towards +x); surface: a `gaitopt.terrain`
+    surface instead (steps as boxes, a height map as a height field); friction: μ of every foot
     contact; traj: the planned Trajectory (contact spheres are placed for the foot orientation
     at each point's first planned stance); q_gains: posture (nq,) for the PD gains (default the
     standing posture). check: compare the mass matrix and contact points with Pinocchio at
@@ -351,7 +363,7 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
     """
     mj = load_mujoco()
     spec, normal, tangents, foot_geom_names = robot_spec(robot, slope=slope, friction=friction, traj=traj,
-                                                         settings=settings)
+                                                         settings=settings, surface=surface)
     q_gains = robot.standing_q if q_gains is None else np.asarray(q_gains, float)
     kp, kd, kp_stance, kd_stance, joint_feet = _pd_gains(robot, q_gains, settings)
     limit = actuator_torque_limits(robot) if settings.torque_limits else np.full(len(robot.actuated), np.inf)

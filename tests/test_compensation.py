@@ -1,0 +1,198 @@
+"""Jacobi compensation (gaitopt.compensation): the step against the formula with Pinocchio's own
+Jacobians, the corrected gait's CoM moved by Δp with every contact point where it was planned,
+a zero correction returning the plan exactly, and the CLI step."""
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import gaitopt as go
+from gaitopt.compensation import Correction, compensate, jacobi_step
+from gaitopt.export import load_result, save
+from gaitopt.schedule import active_points
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIC = ROOT / "problems" / "biped7_static_walk.yaml"
+
+
+def _point_jacobian(model, data, contact, q):
+    """World-aligned linear Jacobian (3 × nv) of a contact point, from Pinocchio's frame Jacobian."""
+    pin.computeJointJacobians(model, data, q)
+    pin.updateFramePlacements(model, data)
+    J = pin.getFrameJacobian(model, data, contact.frame_id, pin.LOCAL_WORLD_ALIGNED)
+    r = data.oMf[contact.frame_id].rotation @ contact.point
+    return J[:3] - pin.skew(r) @ J[3:]
+
+
+def _point_positions(model, data, robot, q):
+    pin.framesForwardKinematics(model, data, q)
+    return np.array([data.oMf[c.frame_id].act(c.point) for c in robot.contacts])
+
+
+def _com(model, data, q):
+    return pin.centerOfMass(model, data, q).copy()
+
+
+@pytest.fixture(scope="module")
+def static_walk():
+    problem = go.load_problem(STATIC).scaled_knots(0.5)
+    result = go.solve(problem, print_level=0)
+    assert result.success, result.message
+    return result
+
+
+@pytest.mark.fast
+def test_step_is_the_formula_with_pinocchio_jacobians():
+    """Δq = N (J_com N)⁺ Δp: J_com Δq = Δp and J_c Δq = 0 with Pinocchio's Jacobians, the step is the
+    minimum-norm solution of the stacked system, and moving by it changes the CoM by Δp to first
+    order (the error shrinks as Δp²)."""
+    robot = go.load_robot("biped7")
+    model, data = robot.model, robot.model.createData()
+    q = robot.standing_q.copy()
+    q[robot.index("left_knee")] += 0.3  # a bent posture, away from straight-knee singularities
+    held = ["left_heel", "left_toe"]
+    dq = jacobi_step(robot, q, held, 1e-2, "com", "x")
+    Jcom = pin.jacobianCenterOfMass(model, data, q)
+    Jc = np.vstack([_point_jacobian(model, data, c, q)[[0, 2]] for c in robot.contacts if c.name in held])
+    assert Jcom[0] @ dq == pytest.approx(1e-2, rel=1e-9)
+    assert np.abs(Jc @ dq).max() < 1e-12
+    A = np.vstack([Jc, Jcom[:1]])
+    assert np.allclose(dq, np.linalg.pinv(A) @ np.r_[np.zeros(len(Jc)), 1e-2], atol=1e-12)
+    errors = []
+    for dp in (1e-3, 1e-4):
+        step = jacobi_step(robot, q, held, dp, "com", "x")
+        moved = _com(model, data, q + step) - _com(model, data, q)
+        errors.append(abs(moved[0] - dp))
+        feet = _point_positions(model, data, robot, q + step) - _point_positions(model, data, robot, q)
+        assert np.abs(feet[:2][:, [0, 2]]).max() < 10 * dp ** 2
+    assert errors[1] < errors[0] / 50  # second order: 100× smaller for 10× smaller Δp
+
+
+@pytest.mark.fast
+def test_zero_correction_is_the_identity(static_walk):
+    out, report = compensate(static_walk, Correction(), "com", "x")
+    for new, old in zip(out.trajectory.phases, static_walk.trajectory.phases):
+        for key in ("q", "v", "a", "tau", "f"):
+            assert np.array_equal(getattr(new, key), getattr(old, key)), (new.name, key)
+        for key in ("q", "v", "a", "tau", "f"):
+            assert np.array_equal(new.mid[key], old.mid[key]), (new.name, "mid", key)
+    assert report.max_joint_change == 0.0 and report.contact_drift == 0.0
+
+
+def test_offset_moves_the_com_and_keeps_every_contact(static_walk):
+    """A 1 cm CoM offset: at every knot the CoM (Pinocchio) is 1 cm ahead of the plan's, every
+    contact point (stance and swing) where it was planned, the base attitude as planned; the
+    state is continuous at the phase junctions, stance points are at rest, and the re-solved
+    forces balance the unactuated rows of Pinocchio's equations of motion at the midpoints."""
+    robot = static_walk.robot
+    model, data = robot.model, robot.model.createData()
+    out, report = compensate(static_walk, Correction(offset=0.01), "com", "x")
+    assert report.task_error < 1e-9 and report.contact_drift < 1e-9 and report.base_residual < 1e-6
+    pitch = robot.index("base_pitch")
+    un = np.setdiff1d(np.arange(robot.nv), robot.actuated_index)
+    for new, old in zip(out.trajectory.phases, static_walk.trajectory.phases):
+        stance = [i for i, c in enumerate(robot.contacts) if c.name in active_points(robot, new.modes)]
+        for k in range(len(new.t)):
+            com = _com(model, data, new.q[k]) - _com(model, data, old.q[k])
+            assert com[0] == pytest.approx(0.01, abs=1e-9)
+            feet = _point_positions(model, data, robot, new.q[k]) - _point_positions(model, data, robot, old.q[k])
+            assert np.abs(feet[:, [0, 2]]).max() < 1e-9
+            assert new.q[k, pitch] == pytest.approx(old.q[k, pitch], abs=1e-12)
+            for i in stance:
+                vel = _point_jacobian(model, data, robot.contacts[i], new.q[k]) @ new.v[k]
+                assert np.abs(vel[[0, 2]]).max() < 1e-8
+        for k in range(len(new.t) - 1):  # the equations of motion hold at the trapezoidal midpoints
+            m = {key: new.mid[key][k] for key in ("q", "v", "a", "f")}
+            tau = pin.rnea(model, data, m["q"], m["v"], m["a"])
+            for i in stance:
+                tau -= _point_jacobian(model, data, robot.contacts[i], m["q"]).T @ m["f"][i]
+            assert np.abs(tau[un]).max() < 1e-6
+    phases, old = out.trajectory.phases, static_walk.trajectory.phases
+    lift_offs = 0
+    for a, b, a0, b0 in zip(phases[:-1], phases[1:], old[:-1], old[1:]):
+        assert np.allclose(a.q[-1], b.q[0], atol=1e-12)
+        if np.allclose(a0.v[-1], b0.v[0], atol=1e-9):  # no impact there: v stays continuous
+            lift_offs += 1
+            assert np.allclose(a.v[-1], b.v[0], atol=1e-4)  # to the time differencing of Δq
+    assert lift_offs >= 1
+    assert np.abs(phases[-1].q[-1] + 0 - (phases[0].q[0] + out.trajectory.base_shift)).max() < 1e-9
+
+
+def test_first_order_agrees_with_the_step(static_walk):
+    """For a small Δp, the corrected posture at a knot is the plan's plus jacobi_step's Δq (every
+    contact point held, the attitude held)."""
+    robot = static_walk.robot
+    dp = 1e-5
+    out, _ = compensate(static_walk, Correction(offset=dp), "com", "x")
+    names = [c.name for c in robot.contacts]
+    for new, old in zip(out.trajectory.phases[:2], static_walk.trajectory.phases[:2]):
+        for k in (0, len(new.t) // 2):
+            step = jacobi_step(robot, old.q[k], names, dp, "com", "x", hold_attitude=True)
+            assert np.allclose(new.q[k] - old.q[k], step, rtol=0, atol=1e-3 * np.abs(step).max())
+
+
+def _digest(d: Path) -> dict:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.iterdir())}
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "gaitopt.cli", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+
+
+def test_cli_writes_a_new_result_and_refuses_bad_input(static_walk, tmp_path):
+    src, out = tmp_path / "plan", tmp_path / "compensated"
+    save(static_walk, src)
+    before = _digest(src)
+    proc = _cli("compensate", src, "--point", "base", "--axis", "x", "--amplitude", "0.005", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert _digest(src) == before
+    res = load_result(out)
+    assert (out / "compensation.json").is_file()
+    robot = res.robot
+    dx = [p.q[:, robot.index("base_x")] - o.q[:, robot.index("base_x")]
+          for p, o in zip(res.trajectory.phases, static_walk.trajectory.phases)]
+    times = np.concatenate([p.t for p in res.trajectory.phases])
+    want = 0.005 * np.sin(2 * np.pi * times / res.trajectory.period)
+    assert np.allclose(np.concatenate(dx), want, atol=1e-9)
+    bad_samples = tmp_path / "dp.csv"
+    bad_samples.write_text("0, 0.001\n0.0, 0.002\n")
+    for args, field in ((["--axis", "w"], "--axis"), (["--offset", "nan"], "--offset"),
+                        (["--offset", "0.5"], "--offset"), (["--axis", "y"], "axis"),
+                        (["--point", "no_such_frame"], "point"), (["--samples", bad_samples], "--samples"),
+                        (["--harmonic", "0"], "--harmonic")):
+        proc = _cli("compensate", src, *args, "-o", tmp_path / "x")
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) == 1 and field in proc.stderr, (args, proc.stderr)
+    proc = _cli("compensate", src, "--offset", "0.01", "-o", src)
+    assert proc.returncode == 2 and "overwrite" in proc.stderr
+    assert _digest(src) == before
+
+
+def test_hermite_simpson_midpoints_are_corrected_too():
+    """Hermite–Simpson keeps its midpoint states: they are corrected like the knots (the CoM
+    1 cm ahead, the stance points where planned), and Δp = 0 returns the plan exactly."""
+    problem = go.load_problem(STATIC, {"transcription": "hermite_simpson"}).scaled_knots(0.5)
+    result = go.solve(problem, print_level=0)
+    assert result.success, result.message
+    robot = result.robot
+    model, data = robot.model, robot.model.createData()
+    same, _ = compensate(result, Correction(), "com", "x")
+    out, report = compensate(result, Correction(offset=0.01), "com", "x")
+    assert report.contact_drift < 1e-9
+    for new, old, zero in zip(out.trajectory.phases, result.trajectory.phases, same.trajectory.phases):
+        for key in ("q", "v", "a", "tau", "f"):
+            assert np.array_equal(zero.mid[key], old.mid[key])
+        stance = [i for i, c in enumerate(robot.contacts) if c.name in active_points(robot, new.modes)]
+        for k in range(len(new.t) - 1):
+            com = _com(model, data, new.mid["q"][k]) - _com(model, data, old.mid["q"][k])
+            assert com[0] == pytest.approx(0.01, abs=1e-9)
+            feet = (_point_positions(model, data, robot, new.mid["q"][k])
+                    - _point_positions(model, data, robot, old.mid["q"][k]))
+            assert np.abs(feet[stance][:, [0, 2]]).max() < 1e-9

@@ -1,0 +1,134 @@
+"""Impact-aware gaits: the ImpactLoss cost term against an independent computation with
+Pinocchio's mass matrix and contact Jacobians (the kinetic energy the rigid impact map takes),
+the TouchdownSpeed bound on solved gaits at test size (checked with Pinocchio's point
+velocities), and the problem-file key."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import gaitopt as go
+from gaitopt.errors import InputError
+from gaitopt.problem import problem_from_record
+from gaitopt.schedule import active_points
+
+ROOT = Path(__file__).resolve().parent.parent
+HEEL_TOE = ROOT / "problems" / "biped7_heel_toe_walk.yaml"
+TROT = ROOT / "problems" / "solo12_trot.yaml"
+
+
+def _mass_matrix(model, q):
+    """Rigid-body M(q) from Pinocchio's CRBA (armature zeroed) plus the reflected rotor
+    inertias on the diagonal, said explicitly rather than trusting a version's convention."""
+    rigid = pin.Model(model)
+    rigid.armature[:] = 0.0
+    data = rigid.createData()
+    M = pin.crba(rigid, data, q)
+    M = np.triu(M) + np.triu(M, 1).T
+    return M + np.diag(np.asarray(model.armature))
+
+
+def _point_jacobian(model, data, contact, q):
+    pin.computeJointJacobians(model, data, q)
+    pin.updateFramePlacements(model, data)
+    J = pin.getFrameJacobian(model, data, contact.frame_id, pin.LOCAL_WORLD_ALIGNED)
+    return J[:3] - pin.skew(data.oMf[contact.frame_id].rotation @ contact.point) @ J[3:]
+
+
+def _touchdowns(result):
+    """(phase, touching contact indices, q⁺, v⁻, v⁺, contact indices in contact after) of the
+    optimised part of the cycle (a half cycle's first half)."""
+    robot, traj = result.robot, result.trajectory
+    n = len(result.problem.phases)
+    out = []
+    for i, p in enumerate(traj.phases[:n]):
+        prev = traj.phases[i - 1]
+        before = set(active_points(robot, prev.modes))
+        now = active_points(robot, p.modes)
+        touching = [j for j, c in enumerate(robot.contacts) if c.name in now and c.name not in before]
+        if touching:
+            after = [j for j, c in enumerate(robot.contacts) if c.name in now]
+            out.append((p.name, touching, p.q[0], prev.v[-1], p.v[0], after))
+    return out
+
+
+@pytest.fixture(scope="module")
+def heel_toe_impact_loss():
+    problem = go.load_problem(HEEL_TOE, {"cost": {"joule_loss": 1.0, "impact_loss": 1.0},
+                                         "constraints.touchdown_speed": None}).scaled_knots(0.5)
+    result = go.solve(problem, print_level=0)
+    assert result.success, result.message
+    return result
+
+
+def test_impact_loss_is_the_impact_maps_kinetic_energy_loss(heel_toe_impact_loss):
+    """impact_loss = (1/s) Σ ½ Δvᵀ M Δv over the touchdowns, with M from Pinocchio; and that
+    equals ½ v⁻ᵀ M v⁻ − ½ v⁺ᵀ M v⁺ with v⁺ the rigid impact map computed here in numpy
+    (v⁺ = v⁻ − M⁻¹ Jᵀ (J M⁻¹ Jᵀ)⁺ J v⁻, J the Jacobian of the points in contact after it)."""
+    result = heel_toe_impact_loss
+    robot = result.robot
+    model, data = robot.model, robot.model.createData()
+    events = _touchdowns(result)
+    assert events
+    jump_sum = map_sum = 0.0
+    for name, touching, q, vm, vp, after in events:
+        M = _mass_matrix(model, q)
+        dv = vp - vm
+        jump_sum += 0.5 * dv @ M @ dv
+        J = np.vstack([_point_jacobian(model, data, robot.contacts[j], q)[[0, 2]] for j in after])
+        Minv = np.linalg.inv(M)
+        v_plus = vm - Minv @ J.T @ np.linalg.pinv(J @ Minv @ J.T, rcond=1e-10) @ (J @ vm)
+        map_sum += 0.5 * vm @ M @ vm - 0.5 * v_plus @ M @ v_plus
+    s = result.trajectory.stride / 2  # the optimised half cycle's advance
+    assert result.cost_terms["impact_loss"] == pytest.approx(jump_sum / s, rel=1e-8)
+    assert map_sum / s == pytest.approx(jump_sum / s, rel=1e-4, abs=1e-6)
+    assert result.cost_terms["impact_loss"] > 1e-3  # a real impact is in there (toe slap)
+
+
+def test_impact_loss_lowers_the_touchdown_speed(heel_toe_impact_loss):
+    plain = go.solve(go.load_problem(HEEL_TOE, {"constraints.touchdown_speed": None}).scaled_knots(0.5),
+                     print_level=0)
+    assert plain.success
+    from gaitopt.touchdowns import impact_summary
+    with_term, without = impact_summary(heel_toe_impact_loss), impact_summary(plain)
+    assert with_term["impact_loss_J_per_m"] < 0.5 * without["impact_loss_J_per_m"]
+    assert with_term["touchdown_speed_m_s"] < without["touchdown_speed_m_s"]
+
+
+@pytest.mark.parametrize("path, bound, along", [(TROT, 0.2, "total"), (HEEL_TOE, 0.1, "normal")])
+def test_touchdown_speed_bound_holds(path, bound, along):
+    """Pinocchio's velocity of every touching point at the knot before touchdown is within the
+    bound (total speed, or approach speed along the ground normal); without the bound it is not."""
+    results = {}
+    for key, value in (("bounded", {"max": bound, "along": along}), ("free", None)):
+        problem = go.load_problem(path, {"constraints.touchdown_speed": value}).scaled_knots(0.5)
+        res = go.solve(problem, print_level=0)
+        assert res.success, (key, res.message)
+        robot = res.robot
+        model, data = robot.model, robot.model.createData()
+        speeds = []
+        for name, touching, q, vm, vp, after in _touchdowns(res):
+            prev = res.trajectory.phases[[p.name for p in res.trajectory.phases].index(name) - 1]
+            q_minus = prev.q[-1] - (res.trajectory.base_shift if name == res.trajectory.phases[0].name else 0)
+            for j in touching:
+                vel = _point_jacobian(model, data, robot.contacts[j], q_minus) @ vm
+                speeds.append(-vel[2] if along == "normal" else np.linalg.norm(vel))
+        results[key] = max(speeds)
+    assert results["bounded"] <= bound + 1e-6
+    assert results["free"] > 2 * bound
+
+
+@pytest.mark.fast
+def test_touchdown_speed_key():
+    p = go.load_problem(HEEL_TOE, {"constraints.touchdown_speed": 0.3})
+    assert p.constraints.touchdown_speed == {"max": 0.3, "along": "total"}
+    p = go.load_problem(HEEL_TOE, {"constraints.touchdown_speed": {"max": 0.2, "along": "normal"}})
+    assert problem_from_record(p.to_dict()) == p
+    for bad in (-1, 0, 50, "fast", {"max": 0.2, "along": "sideways"}, {"max": 0.2, "extra": 1}, float("nan")):
+        with pytest.raises(InputError, match="touchdown_speed"):
+            go.load_problem(HEEL_TOE, {"constraints.touchdown_speed": bad})
+    with pytest.raises(InputError, match="cost"):
+        go.load_problem(HEEL_TOE, {"cost": {"impact_losses": 1.0}})
