@@ -34,8 +34,9 @@ def test_failed_solve_keeps_best_iterate():
     """A failed solve returns the best iterate IPOPT passed through, not its last one. The
     heel–toe walk at test size stopped after 12 iterations: its last iterate violates the
     constraints by 0.48, iteration 9 by 0.36 (measured). The returned point is iteration 9
-    itself: a solve stopped there ends on the same point."""
-    problem = quiet(go.load_problem(HEEL_TOE).scaled_knots(TEST_SCALE))
+    itself: a solve stopped there ends on the same point. The walk as measured then: without
+    the touchdown-speed bound it has shipped with since (docs/modelling.md "Impacts")."""
+    problem = quiet(go.load_problem(HEEL_TOE, overrides={"constraints.touchdown_speed": None}).scaled_knots(TEST_SCALE))
     r = go.solve(problem.replace(solver=dataclasses.replace(problem.solver, max_iter=12)))
     assert r.status == "Maximum_Iterations_Exceeded" and r.stats["iterations"] == 12
     k = r.stats["returned_iteration"]
