@@ -180,6 +180,31 @@ def test_stance_gains_follow_the_feet_below_each_joint():
 
 
 @pytest.mark.fast
+def test_support_gains_only_while_three_or_more_feet_stand():
+    """Joints of standing legs drop to support_frequency_hz (kp × (f_s/f)², kd × f_s/f) while
+    three or more feet stand; with two standing feet, and on swinging legs, the PD keeps its
+    frequency."""
+    from gaitopt.verify.replay import _gains
+    robot = go.load_robot("titan8")
+    settings = verify.ReplaySettings()
+    sim = verify.build_model(robot, settings=settings)
+    feet = list(robot.feet)
+    foot_of = np.array([feet.index(c.foot) for c in robot.contacts])
+    on = np.array([[True] * 4, [True, True, True, False], [True, False, False, True]])   # feet standing
+    point_on = on[:, foot_of]
+    kp, kd = _gains(sim, point_on, foot_of, len(feet), settings)
+    r = settings.support_frequency_hz / settings.pd_frequency_hz
+    standing = on.astype(int) @ sim.joint_feet.T.astype(int) > 0
+    np.testing.assert_allclose(kp[0], sim.kp * r ** 2)
+    np.testing.assert_allclose(kd[0], sim.kd * r)
+    np.testing.assert_allclose(kp[1], np.where(standing[1], sim.kp * r ** 2, sim.kp))
+    np.testing.assert_allclose(kp[2], sim.kp)            # two feet: the joint stiffness balances the robot
+    assert standing[1].any() and not standing[1].all() and r < 1
+    off = _gains(sim, point_on, foot_of, len(feet), dataclasses.replace(settings, support_frequency_hz=0.0))
+    np.testing.assert_allclose(off[0], np.tile(sim.kp, (3, 1)))
+
+
+@pytest.mark.fast
 def test_locked_joints_are_fixed_at_their_values():
     robot = go.load_robot("hoap2_sagittal")
     assert robot.locked

@@ -45,15 +45,24 @@ def _reference(result, cycles: int, dt: float) -> dict:
     return {"t": t, "ref": ref, "point_on": point_on, "f_plan": f_plan, "foot_of": foot_of, "feet": feet}
 
 
-def _gains(sim, point_on, foot_of, n_feet) -> tuple:
-    """(kp_t, kd_t) (T, nu): a joint with a standing foot below it gets its share of the stance gains."""
+def _gains(sim, point_on, foot_of, n_feet, settings: ReplaySettings) -> tuple:
+    """(kp_t, kd_t) (T, nu): while three or more feet stand, a joint with a standing foot below
+    it gets the support gains (settings.support_frequency_hz on the same inertia and damping
+    ratio: kp × (f_s/f)², kd × f_s/f); a joint with a standing foot below it gets its share of
+    the stance gains (stance_frequency_hz) if they are larger."""
     foot_on = np.zeros((len(point_on), n_feet), dtype=bool)
     for ci in range(point_on.shape[1]):
         foot_on[:, foot_of[ci]] |= point_on[:, ci]
     stance = (foot_on.astype(int) @ sim.joint_feet.T.astype(int)) > 0          # (T, nu)
     n_on = np.maximum(foot_on.sum(axis=1, keepdims=True), 1)
-    return (np.where(stance, np.maximum(sim.kp, sim.kp_stance / n_on), sim.kp),
-            np.where(stance, np.maximum(sim.kd, sim.kd_stance / n_on), sim.kd))
+    # why: three or more standing legs hold the body without the joints' stiffness (a support
+    # polygon) and close kinematic loops through the ground, where stiff joint PD turns
+    # millimetre foot-placement errors into internal forces between the legs; with one or two
+    # feet the joint stiffness balances the robot (docs/verification.md, 2026-11-24)
+    r = settings.support_frequency_hz / settings.pd_frequency_hz if settings.support_frequency_hz else 1.0
+    r = np.where(stance & (n_on >= 3), r, 1.0)
+    return (np.where(stance, np.maximum(sim.kp * r * r, sim.kp_stance / n_on), sim.kp),
+            np.where(stance, np.maximum(sim.kd * r, sim.kd_stance / n_on), sim.kd))
 
 
 def _simulate(sim, settings, ref, kp_t, kd_t, fallen, delay_steps: int = 0) -> dict:
@@ -122,7 +131,7 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings(),
     pl = _reference(result, cycles, settings.timestep)
     ref, point_on, f_plan, feet = pl["ref"], pl["point_on"], pl["f_plan"], pl["feet"]
     sim.set_state(q0, v0)
-    kp_t, kd_t = _gains(sim, point_on, pl["foot_of"], len(feet))
+    kp_t, kd_t = _gains(sim, point_on, pl["foot_of"], len(feet), settings)
     h_plan = base_height(ref["q"], coords, slope)
     tilt_idx = [coords.index(c) for c in ("base_pitch", "base_roll") if c in coords]
     tilt_plan = float(np.abs(ref["q"][:, tilt_idx]).max())
