@@ -46,23 +46,26 @@ def _reference(result, cycles: int, dt: float) -> dict:
 
 
 def _gains(sim, point_on, foot_of, n_feet, settings: ReplaySettings) -> tuple:
-    """(kp_t, kd_t) (T, nu): while three or more feet stand, a joint with a standing foot below
-    it gets the support gains (settings.support_frequency_hz on the same inertia and damping
-    ratio: kp × (f_s/f)², kd × f_s/f); a joint with a standing foot below it gets its share of
-    the stance gains (stance_frequency_hz) if they are larger."""
+    """(kp_t, kd_t) (T, nu): a joint with a standing foot below it gets its share of the stance
+    gains if they are larger than its own; while three or more feet stand, instead, its share
+    of the support gains (settings.support_frequency_hz on the inertia of the rest of the robot
+    about the joint, divided by the number of standing feet)."""
     foot_on = np.zeros((len(point_on), n_feet), dtype=bool)
     for ci in range(point_on.shape[1]):
         foot_on[:, foot_of[ci]] |= point_on[:, ci]
     stance = (foot_on.astype(int) @ sim.joint_feet.T.astype(int)) > 0          # (T, nu)
     n_on = np.maximum(foot_on.sum(axis=1, keepdims=True), 1)
-    # why: three or more standing legs hold the body without the joints' stiffness (a support
-    # polygon) and close kinematic loops through the ground, where stiff joint PD turns
-    # millimetre foot-placement errors into internal forces between the legs; with one or two
-    # feet the joint stiffness balances the robot (docs/verification.md, 2026-11-24)
-    r = settings.support_frequency_hz / settings.pd_frequency_hz if settings.support_frequency_hz else 1.0
-    r = np.where(stance & (n_on >= 3), r, 1.0)
-    return (np.where(stance, np.maximum(sim.kp * r * r, sim.kp_stance / n_on), sim.kp),
-            np.where(stance, np.maximum(sim.kd * r, sim.kd_stance / n_on), sim.kd))
+    kp = np.where(stance, np.maximum(sim.kp, sim.kp_stance / n_on), sim.kp)
+    kd = np.where(stance, np.maximum(sim.kd, sim.kd_stance / n_on), sim.kd)
+    if not settings.support_frequency_hz:
+        return kp, kd
+    # why: three or more standing legs hold the body by themselves (a support polygon) and close
+    # kinematic loops through the ground, where joint PD tuned to the legs' own inertia squeezes
+    # the robot over millimetre foot-placement errors; sized on the body they carry, the legs
+    # are the body's suspension (docs/verification.md, 2026-11-24). With one or two standing
+    # feet the joints' stiffness balances the robot, and stays.
+    support = stance & (n_on >= 3)
+    return (np.where(support, sim.kp_support / n_on, kp), np.where(support, sim.kd_support / n_on, kd))
 
 
 def _simulate(sim, settings, ref, kp_t, kd_t, fallen, delay_steps: int = 0) -> dict:
