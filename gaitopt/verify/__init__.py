@@ -18,7 +18,8 @@ torque–speed line. It is judged on falls, slip, distance and the executed Joul
 the plan's (energy, feedback share, peak torques and contact forces reported); `perturb` replays
 it under random model errors. A model that cannot be replayed raises CannotReplay. The gains put each joint at a natural
 frequency `pd_frequency_hz` on its diagonal entry of the joint-space inertia matrix at the
-first state (the links outboard of it, the floating base free).
+first state (the links outboard of it, the floating base free); while three or more feet stand,
+the standing legs' joints drop to `support_frequency_hz` (docs/verification.md says why).
 
     from gaitopt import verify
     rep = verify.replay(result, cycles=2)      # a Replay: report dict + time series

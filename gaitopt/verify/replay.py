@@ -46,15 +46,27 @@ def _reference(result, cycles: int, dt: float) -> dict:
     return {"t": t, "ref": ref, "point_on": point_on, "f_plan": f_plan, "foot_of": foot_of, "feet": feet}
 
 
-def _gains(sim, point_on, foot_of, n_feet) -> tuple:
-    """(kp_t, kd_t) (T, nu): a joint with a standing foot below it gets its share of the stance gains."""
+def _gains(sim, point_on, foot_of, n_feet, settings: ReplaySettings) -> tuple:
+    """(kp_t, kd_t) (T, nu): a joint with a standing foot below it gets its share of the stance
+    gains if they are larger than its own; while three or more feet stand, instead, its share
+    of the support gains (settings.support_frequency_hz on the inertia of the rest of the robot
+    about the joint, divided by the number of standing feet)."""
     foot_on = np.zeros((len(point_on), n_feet), dtype=bool)
     for ci in range(point_on.shape[1]):
         foot_on[:, foot_of[ci]] |= point_on[:, ci]
     stance = (foot_on.astype(int) @ sim.joint_feet.T.astype(int)) > 0          # (T, nu)
     n_on = np.maximum(foot_on.sum(axis=1, keepdims=True), 1)
-    return (np.where(stance, np.maximum(sim.kp, sim.kp_stance / n_on), sim.kp),
-            np.where(stance, np.maximum(sim.kd, sim.kd_stance / n_on), sim.kd))
+    kp = np.where(stance, np.maximum(sim.kp, sim.kp_stance / n_on), sim.kp)
+    kd = np.where(stance, np.maximum(sim.kd, sim.kd_stance / n_on), sim.kd)
+    if not settings.support_frequency_hz:
+        return kp, kd
+    # why: three or more standing legs hold the body by themselves (a support polygon) and close
+    # kinematic loops through the ground, where joint PD tuned to the legs' own inertia squeezes
+    # the robot over millimetre foot-placement errors; sized on the body they carry, the legs
+    # are the body's suspension (docs/verification.md, 2026-11-24). With one or two standing
+    # feet the joints' stiffness balances the robot, and stays.
+    support = stance & (n_on >= 3)
+    return (np.where(support, sim.kp_support / n_on, kp), np.where(support, sim.kd_support / n_on, kd))
 
 
 def _simulate(sim, settings, ref, kp_t, kd_t, fallen, delay_steps: int = 0) -> dict:
@@ -123,7 +135,7 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings(),
     pl = _reference(result, cycles, settings.timestep)
     ref, point_on, f_plan, feet = pl["ref"], pl["point_on"], pl["f_plan"], pl["feet"]
     sim.set_state(q0, v0)
-    kp_t, kd_t = _gains(sim, point_on, pl["foot_of"], len(feet))
+    kp_t, kd_t = _gains(sim, point_on, pl["foot_of"], len(feet), settings)
     h_plan = base_height_above_ground(problem, robot, ref["q"])
     tilt_idx = [coords.index(c) for c in ("base_pitch", "base_roll") if c in coords]
     tilt_plan = float(np.abs(ref["q"][:, tilt_idx]).max())

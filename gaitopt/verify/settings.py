@@ -52,7 +52,9 @@ class ReplaySettings:
     the joint's diagonal entry of the joint-space inertia matrix (the links outboard of it);
     stance_frequency_hz: while a foot below a joint stands, its gains are raised to this natural
     frequency on the inertia of the rest of the robot about the joint, shared by the standing
-    feet (0: off);
+    feet (0: off); support_frequency_hz: while three or more feet stand, the standing legs' joints
+    get this natural frequency on the inertia of the rest of the robot about the joint, shared
+    by the standing feet, with damping ratio pd_damping (0: off);
     cone: pyramidal | elliptic friction cone; noslip_iterations: MuJoCo's no-slip solver passes
     (0: off; it removes the creep of MuJoCo's soft friction).
     torque_limits: motors saturate at ± the actuator's torque limit (the URDF effort limit and
@@ -83,3 +85,4 @@ class ReplaySettings:
     torque_limits: bool = True
     torque_speed: bool = True
     energy_rtol: float | None = 0.10
+    support_frequency_hz: float = 2.0

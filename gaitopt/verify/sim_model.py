@@ -83,6 +83,8 @@ class SimModel:
     balanced_links: dict = None  # link → ‖ΔI‖ [kg·m²] of the URDF inertias balanced (balance_inertias)
     torque_limit: np.ndarray = None  # (nu,) N·m, ± the motors' forcerange (inf: unlimited)
     agreement: dict = None  # check_against_pinocchio's errors and tolerances at the gains' posture
+    kp_support: np.ndarray = None  # (nu,) gains while three or more feet stand, before sharing
+    kd_support: np.ndarray = None
 
     def set_state(self, q, v) -> None:
         """Set MuJoCo's state from gaitopt's q, v (nq,) and run its kinematics."""
@@ -279,7 +281,8 @@ def _add_ground(mj, spec, robot, root, child_of, traj, slope, friction, settings
 
 
 def _pd_gains(robot, q_gains, settings: ReplaySettings) -> tuple:
-    """(kp, kd, kp_stance, kd_stance, joint_feet): the gains at posture q_gains (class SimModel)."""
+    """(kp, kd, kp_stance, kd_stance, joint_feet, kp_support, kd_support): the gains at posture
+    q_gains (class SimModel)."""
     w = 2 * np.pi * settings.pd_frequency_hz
     inertia = joint_inertias(robot, q_gains)
     kp = inertia[:, 0] * w ** 2
@@ -287,6 +290,8 @@ def _pd_gains(robot, q_gains, settings: ReplaySettings) -> tuple:
     ws = 2 * np.pi * settings.stance_frequency_hz
     kp_stance = inertia[:, 1] * ws ** 2
     kd_stance = 2 * settings.pd_damping * inertia[:, 1] * ws
+    wu = 2 * np.pi * settings.support_frequency_hz
+    kp_support, kd_support = inertia[:, 1] * wu ** 2, 2 * settings.pd_damping * inertia[:, 1] * wu
     feet = list(robot.feet)
     joint_feet = np.zeros((len(robot.actuated), len(feet)), dtype=bool)
     for i, j in enumerate(robot.actuated):
@@ -294,7 +299,7 @@ def _pd_gains(robot, q_gains, settings: ReplaySettings) -> tuple:
         for cp in robot.contacts:
             if jid in robot.model.supports[robot.model.frames[cp.frame_id].parentJoint]:
                 joint_feet[i, feet.index(cp.foot)] = True
-    return kp, kd, kp_stance, kd_stance, joint_feet
+    return kp, kd, kp_stance, kd_stance, joint_feet, kp_support, kd_support
 
 
 def actuator_torque_limits(robot) -> np.ndarray:
@@ -365,7 +370,7 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
     spec, normal, tangents, foot_geom_names = robot_spec(robot, slope=slope, friction=friction, traj=traj,
                                                          settings=settings, surface=surface)
     q_gains = robot.standing_q if q_gains is None else np.asarray(q_gains, float)
-    kp, kd, kp_stance, kd_stance, joint_feet = _pd_gains(robot, q_gains, settings)
+    kp, kd, kp_stance, kd_stance, joint_feet, kp_support, kd_support = _pd_gains(robot, q_gains, settings)
     limit = actuator_torque_limits(robot) if settings.torque_limits else np.full(len(robot.actuated), np.inf)
     # with the torque–speed line the replay sets the range at every step (from the stall torque)
     stall = np.array([robot.actuators[j].stall_torque for j in robot.actuated])
@@ -385,7 +390,8 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
     sites = np.array([model.site(f"contact_{cp.name}").id for cp in robot.contacts], dtype=int)
     foot_geoms = {model.geom(n).id: ci for n, ci in foot_geom_names.items()}
     sim = SimModel(robot, model, data, qpos, dof, act_dof, sites, foot_geoms, kp, kd, kp_stance, kd_stance,
-                   joint_feet, normal, tangents, balance_inertias(mesh_free_urdf(robot))[1], limit)
+                   joint_feet, normal, tangents, balance_inertias(mesh_free_urdf(robot))[1], limit,
+                   kp_support=kp_support, kd_support=kd_support)
     if check:
         sim.agreement = check_against_pinocchio(sim, q_gains)
     return sim
