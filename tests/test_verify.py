@@ -39,7 +39,8 @@ DISTANCE_RTOL = 0.10
 # bipeds and absorbs touchdown impacts the plan does not pay for (+18 % … +1300 %).
 # The Solo-12 trot since its touchdown speed is bounded at 0.05 m/s (docs/modelling.md "Impacts"),
 # the stair trot with soft touchdowns and a torque-rate bound (docs/terrain.md).
-ENERGY_VERIFIED = {"titan8_crawl", "hexapod_ripple", "hexapod_tripod", "hexapod_wave", "solo12_trot", "solo12_stairs"}
+ENERGY_VERIFIED = {"titan8_crawl", "hexapod_ripple", "hexapod_tripod", "hexapod_wave", "hexapod_slope_level", "solo12_trot",
+                   "solo12_stairs"}
 
 
 def quiet(problem):
