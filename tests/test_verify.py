@@ -354,6 +354,19 @@ def test_perturbation_changes_the_simulated_robot():
 
 
 @pytest.mark.fast
+def test_perturbation_changes_the_friction_of_every_ground_geom():
+    """On stairs the ground is boxes, not a plane named floor: every world geom's μ is scaled
+    (a KeyError here once broke `gaitopt verify --perturb` on the stair trot)."""
+    from gaitopt.terrain import stair
+    sim = verify.build_model(go.load_robot("solo12"), friction=0.8, surface=stair(0.03, 0.13, 3, 0.1))
+    ground = np.flatnonzero(sim.model.geom_bodyid == 0)
+    assert len(ground) >= 3
+    Perturbation(friction_scale=0.7).apply(sim)
+    assert np.allclose(sim.model.geom_friction[ground, 0], 0.7 * 0.8)
+    assert np.allclose(sim.model.geom_friction[list(sim.foot_geoms), 0], 0.7 * 0.8)
+
+
+@pytest.mark.fast
 def test_perturbations_are_drawn_within_their_ranges():
     ranges = verify.perturb.PerturbationRanges()
     draws = [Perturbation.draw(np.random.default_rng(s), ranges) for s in range(200)]

@@ -58,7 +58,8 @@ class Perturbation:
 
     def apply(self, sim) -> None:
         """Change the compiled MuJoCo model of sim (a SimModel) in place: the heaviest body's mass,
-        inertia and centre of mass, and the friction of every foot and the floor (the delay is
+        inertia and centre of mass, and the friction of every foot and of the ground (every world-body geom: plane, treads or
+        height field) (the delay is
         the replay's: `replay(..., perturbation=...)`)."""
         mj = load_mujoco()
         m = sim.model
@@ -66,7 +67,8 @@ class Perturbation:
         m.body_mass[body] *= self.mass_scale
         m.body_inertia[body] *= self.mass_scale
         m.body_ipos[body] += np.asarray(self.com_shift_m)
-        geoms = list(sim.foot_geoms) + [m.geom("floor").id]
+        ground = np.flatnonzero(m.geom_bodyid == 0)  # floor plane, stair treads or height field
+        geoms = list(sim.foot_geoms) + [int(g) for g in ground]
         m.geom_friction[geoms, 0] *= self.friction_scale
         mj.mj_setConst(m, sim.data)  # derived masses and the solver's scales from the new inertias
 
