@@ -25,7 +25,7 @@ from .cli_common import (EXIT_BAD_INPUT, EXIT_CANNOT_VERIFY, EXIT_FAILED, EXIT_I
                          EXIT_OK, MAX_LINE, _PENDING_WARNINGS, _check_output_dir, _finish, _load, _one_line,
                          _positive, _refuse_input_overwrite, _writing)
 from .cli_compensate import add_compensate_command
-from .cli_output import _add_output_commands, _cmd_animate, _cmd_export, _cmd_plot
+from .cli_output import _cmd_animate, _cmd_export, _cmd_plot
 from .codesign import optimal_gears, optimal_limb_ratio, write_designed
 from .errors import InputError
 from .export import save
@@ -139,6 +139,32 @@ def _cmd_sweep(args) -> int:
     print(f"wrote {Path(args.output) / 'results.csv'}: {len(rows)} cases, {len(rows) - len(failed)} solved, "
           f"{len(failed)} failed")
     return EXIT_FAILED if failed else EXIT_OK
+
+
+def _add_output_commands(sub) -> None:
+    """`gaitopt export`, `gaitopt plot`, `gaitopt animate`: read a RESULT_DIR of `gaitopt solve`."""
+    p = sub.add_parser("export", help="sample a solved gait at any rate: full CSV, motor table, NPZ, MuJoCo model "
+                       "(MJCF) or reference motion (AMP JSON) + JSON summary")
+    p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
+    p.add_argument("--rate", default="500", help="samples per second (default 500: a row every 2 ms)")
+    p.add_argument("--cycles", default="1", help="gait cycles, the base advancing each cycle (default 1)")
+    p.add_argument("--format", default="full", help="full | motors | npz | hoap2 | mjcf | amp (default full; mjcf: "
+                   "keyframes at the knots, --rate and --cycles do not apply)")
+    p.add_argument("--degrees", action="store_true", help="motor table in degrees (default radians)")
+    p.add_argument("-o", "--output", help="output file (default RESULT_DIR/<format>_<rate>hz.csv|.npz, gait.xml, "
+                   "motion_<rate>hz.json)")
+    p.set_defaults(func=_cmd_export)
+    p = sub.add_parser("plot", help="write the gait's plots as PNG files")
+    p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
+    p.add_argument("-o", "--output", help="output directory (default RESULT_DIR/plots)")
+    p.set_defaults(func=_cmd_plot)
+    p = sub.add_parser("animate", help="animate the gait: GIF, or MP4 where ffmpeg is on PATH")
+    p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
+    p.add_argument("-o", "--output", help="output file .gif or .mp4 (default RESULT_DIR/animation.mp4|.gif)")
+    p.add_argument("--fps", default="25", help="frames per second of real time (default 25)")
+    p.add_argument("--cycles", default="2", help="gait cycles shown (default 2)")
+    p.add_argument("--view", default="auto", help="auto | sagittal | 3d (default auto)")
+    p.set_defaults(func=_cmd_animate)
 
 
 def build_parser() -> argparse.ArgumentParser:
