@@ -17,22 +17,23 @@ import sys
 import tempfile
 import traceback
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
 
+# (the shared helpers and the output commands moved out of this module stay importable from
+# here: gaitopt.verify.command and gaitopt.cli_compensate import them from gaitopt.cli)
+from .cli_common import (EXIT_BAD_INPUT, EXIT_CANNOT_VERIFY, EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED,
+                         EXIT_OK, MAX_LINE, _PENDING_WARNINGS, _check_output_dir, _finish, _load, _one_line,
+                         _positive, _refuse_input_overwrite, _writing)
 from .cli_compensate import add_compensate_command
+from .cli_output import _cmd_animate, _cmd_export, _cmd_plot
 from .codesign import optimal_gears, optimal_limb_ratio, write_designed
 from .errors import InputError
-from .export import EXPORT_FORMATS, export, load_result, save
-from .export.formats import export_suffix
+from .export import save
 from .problem import load_problem
 from .robot import REPO_ROBOTS, available_robots, load_robot
 from .verify.command import add_verify_command
 from .verify.settings import MAX_CYCLES as VERIFY_MAX_CYCLES
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-EXIT_CANNOT_VERIFY = 4  # `verify`: the replay could not be run (not a verdict on the gait)
-MAX_LINE = 400  # characters of a one-line error
 ERROR_LOG = "gaitopt-error.log"  # the traceback of an internal error
 # errors of an output path the user gave (too long, not writable, a file in the way, disk full)
 USER_PATH_ERRORS = {errno.ENAMETOOLONG, errno.EACCES, errno.EROFS, errno.ENOTDIR, errno.EISDIR, errno.EEXIST,
@@ -40,11 +41,6 @@ USER_PATH_ERRORS = {errno.ENAMETOOLONG, errno.EACCES, errno.EROFS, errno.ENOTDIR
 # sizes a command accepts (bounded, so that a typo cannot fill a disk or run for days)
 MAX_VERIFY_CYCLES = VERIFY_MAX_CYCLES
 MAX_WORKERS = 256
-
-
-def _one_line(text: str, limit: int = MAX_LINE) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _usage_line(message: str) -> str:
@@ -143,132 +139,6 @@ def _cmd_sweep(args) -> int:
     print(f"wrote {Path(args.output) / 'results.csv'}: {len(rows)} cases, {len(rows) - len(failed)} solved, "
           f"{len(failed)} failed")
     return EXIT_FAILED if failed else EXIT_OK
-
-# ------------------------------------------------- export, plot, animate (take a RESULT_DIR)
-
-
-def _positive(value: str, name: str, kind=float, limit=None):
-    """Parse a command-line number here (not in argparse) so bad input is one `gaitopt:` line:
-    positive, finite and, with a limit, at most that (the limit named)."""
-    allowed = None if limit is None else f"1 … {limit:g}" if kind is int else f"0 < {name} ≤ {limit:g}"
-    try:
-        x = kind(str(value).strip())
-    except (ValueError, OverflowError):
-        raise InputError(f"expected {'a whole' if kind is int else 'a'} number, got {_one_line(value, 40)!r}",
-                         field=name, allowed=allowed) from None
-    if not x > 0 or x != x or x == float("inf"):
-        raise InputError(f"must be positive and finite, got {_one_line(value, 40)!r}", field=name, allowed=allowed)
-    if limit is not None and x > limit:
-        raise InputError(f"{x:g} exceeds the limit of {limit:g}", field=name, allowed=allowed)
-    return x
-
-
-def _refuse_input_overwrite(out, result_dir, option: str = "-o", export_file: bool = True) -> None:
-    """InputError naming the option unless `out` is a file this command may write: never one
-    of the RESULT_DIR's own files (the command's inputs), nor a file of a result directory that
-    an earlier export did not write (see gaitopt.export.formats.check_export_target)."""
-    from .export.formats import check_export_target
-    check_export_target(out, result_dir, option, export_file)
-
-
-def _load(result_dir):
-    """The saved result, with reload warnings (e.g. no knots.npz) as one stderr line each."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = load_result(result_dir)
-    for w in caught:
-        _PENDING_WARNINGS.append(_one_line(f"gaitopt: warning: {w.message}"))
-    return result
-
-
-def _check_output_dir(path) -> None:
-    """InputError unless `path` is a directory that can be written, or can be created (the
-    directory itself is made only when the results are saved)."""
-    p = Path(path)
-    if p.exists() and not p.is_dir():
-        raise InputError("cannot write: exists and is not a directory", file=str(p))
-    existing = p
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise InputError(f"cannot write: {existing} is not a writable directory", file=str(p))
-
-
-@contextmanager
-def _writing():
-    """An unwritable output path is bad input (exit 2, one line), not a traceback."""
-    try:
-        yield
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror or err}", file=err.filename) from None
-
-
-def _finish(result, result_dir) -> int:
-    """Exit 1 (after writing) when the saved result is a failed solve: its gait is not optimal."""
-    if not result.success:
-        print(f"gaitopt: {result_dir} holds a failed solve ({result.status}: {result.message}); "
-              "files written from its best iterate", file=sys.stderr)
-        return EXIT_FAILED
-    return EXIT_OK
-
-
-def _cmd_export(args) -> int:
-    from .export.sampling import MAX_CYCLES, MAX_RATE_HZ, MAX_ROWS
-    rate = _positive(args.rate, "--rate", limit=MAX_RATE_HZ)
-    cycles = _positive(args.cycles, "--cycles", int, limit=MAX_CYCLES)
-    if args.format not in EXPORT_FORMATS:
-        raise InputError(f"unknown format {_one_line(args.format, 40)!r}", field="--format", allowed=EXPORT_FORMATS)
-    if args.degrees and args.format != "motors":
-        raise InputError("applies to --format motors only", field="--degrees")
-    if args.output:
-        suffix = export_suffix(args.format)
-        if Path(args.output).suffix != suffix:
-            raise InputError(f"a {args.format} export needs a {suffix} file name", file=args.output, field="-o",
-                             allowed=[suffix])
-        _refuse_input_overwrite(args.output, args.result_dir)
-    result = _load(args.result_dir)
-    rows = cycles * result.trajectory.period * rate
-    if rows > MAX_ROWS:
-        raise InputError(f"{rows:.3g} rows ({cycles} cycles of {result.trajectory.period:.4g} s at {rate:g} Hz) "
-                         f"exceed the limit of {MAX_ROWS}; lower --rate or --cycles", field="--rate",
-                         allowed=f"--cycles × period × --rate ≤ {MAX_ROWS} rows")
-    with _writing():
-        paths = export(result, args.format, args.output, rate_hz=rate, cycles=cycles, degrees=args.degrees,
-                       outdir=args.result_dir)
-    print(f"wrote {paths['export']} and {paths['summary']}")
-    return _finish(result, args.result_dir)
-
-
-def _cmd_plot(args) -> int:
-    from .plot import plot_all  # why: matplotlib only for the commands that draw
-    result = _load(args.result_dir)
-    outdir = Path(args.output) if args.output else Path(args.result_dir) / "plots"
-    with _writing():
-        paths = plot_all(result, outdir)
-    print(f"wrote {len(paths)} plots to {outdir}: {', '.join(p.name for p in paths)}")
-    return _finish(result, args.result_dir)
-
-
-def _cmd_animate(args) -> int:
-    from .animate import MAX_CYCLES, MAX_FPS, MAX_FRAMES, VIEWS, default_suffix, frame_count, save_animation
-    fps = _positive(args.fps, "--fps", limit=MAX_FPS)  # (matplotlib, as for plot: imported here)
-    if fps < 1:  # a frame per second at least: fewer is no animation (and overflows the writers)
-        raise InputError(f"{fps:g} is below 1 frame per second", field="--fps", allowed=f"1 ≤ --fps ≤ {MAX_FPS:g}")
-    cycles = _positive(args.cycles, "--cycles", int, limit=MAX_CYCLES)
-    if args.view not in VIEWS:
-        raise InputError(f"unknown view {_one_line(args.view, 40)!r}", field="--view", allowed=VIEWS)
-    if args.output:
-        _refuse_input_overwrite(args.output, args.result_dir, export_file=False)
-    result = _load(args.result_dir)
-    try:
-        frame_count(result.trajectory.period, fps, cycles)
-    except InputError as err:
-        raise InputError(err.message, field="--fps", allowed=f"--cycles × period × --fps ≤ {MAX_FRAMES} frames") from None
-    path = Path(args.output) if args.output else Path(args.result_dir) / f"animation{default_suffix()}"
-    with _writing():
-        save_animation(result, path, fps=fps, cycles=cycles, view=args.view)
-    print(f"wrote {path}")
-    return _finish(result, args.result_dir)
 
 
 def _add_output_commands(sub) -> None:
@@ -410,9 +280,6 @@ class _QuietStdout:
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
-
-
-_PENDING_WARNINGS: list = []  # printed when the command ends without an error (bad input: one line only)
 
 
 def _warning_line(message, category, filename, lineno, file=None, line=None):

@@ -11,12 +11,7 @@ The URDF's root link hangs on the last base joint. Locked joints are removed wit
 """
 from __future__ import annotations
 
-import math
 import os
-import site
-import sys
-import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +21,11 @@ from .errors import InputError
 from .settings import feasibility_settings
 from .robot_model import (BASE_COORDINATES, BASE_MODES, Actuator, ContactPoint, Foot, Mirror, Robot,
                           set_reflected_inertia)
-from .yamlio import Fields, load_yaml
+from .robot_urdf import (_build_urdf_model, _captured_output, _check_urdf_numbers, _flush, _one_line,
+                         _urdf_path, package_share)
+from .robot_yaml import (ACTUATOR_FIELDS, ACTUATOR_RANGES, KINEMATICS_KEYS, MAX_MAGNITUDE, ROBOT_KEYS,
+                         _allowed_names, _finite_tree, _short_repr, number, read_yaml, vector)
+from .yamlio import Fields, load_yaml  # (moved helpers above stay importable from here)
 
 __all__ = ["BASE_COORDINATES", "BASE_MODES", "Actuator", "ContactPoint", "Foot", "Mirror", "Robot",
            "set_reflected_inertia", "available_robots", "load_robot", "package_share", "robot_folder",
@@ -38,27 +37,6 @@ _BASE_JOINT_MODELS = {
     "base_x": pin.JointModelPX, "base_y": pin.JointModelPY, "base_z": pin.JointModelPZ,
     "base_yaw": pin.JointModelRZ, "base_pitch": pin.JointModelRY, "base_roll": pin.JointModelRX,
 }
-ACTUATOR_FIELDS = ("motor", "resistance", "torque_constant", "voltage", "current_limit",
-                   "rated_power", "rotor_inertia", "gear_ratio", "gear_efficiency", "source")
-# Accepted ranges of the actuator numbers (Fields keyword arguments of `number`, and the text of
-# the range): nothing later divides by zero (current τ/(ηGK), stall torque …/R, no-load V/(KG)).
-ACTUATOR_RANGES = {
-    "resistance": ({"positive": True}, "> 0 Ω"),
-    "torque_constant": ({"positive": True}, "> 0 N·m/A"),
-    "voltage": ({"positive": True}, "> 0 V"),
-    "current_limit": ({"positive": True}, "> 0 A"),
-    "rated_power": ({"positive": True}, "> 0 W"),
-    "rotor_inertia": ({"low": 0.0}, ">= 0 kg·m²"),
-    "gear_ratio": ({"positive": True}, "> 0"),
-    "gear_efficiency": ({"positive": True, "high": 1.0}, "in (0, 1]"),
-}
-# No number of a robot folder is larger in SI units: bigger ones are typos, and products of
-# them (G²·J, G·η·K·V/R) must stay finite.
-MAX_MAGNITUDE = 1e6
-ROBOT_KEYS = ("name", "description", "urdf", "base", "locked", "joint_limits", "passive", "feet",
-              "mirror", "standing", "actuators", "kinematics", "sources")
-KINEMATICS_KEYS = ("knees", "knee_margin", "foot_range", "leg_separation", "base_attitude", "base_height",
-                   "upper_body")
 
 REPO_ROBOTS = Path(__file__).resolve().parent.parent / "robots"
 
@@ -115,257 +93,10 @@ def _check_robot_yaml(folder: Path, text: str) -> None:
         raise InputError(f"{_short_repr(text)} is not a robot folder (no robot.yaml there)", field="robot")
 
 
-def _short_repr(value, limit: int = 120) -> str:
-    text = repr(value) if isinstance(value, str) else repr(str(value)) if isinstance(value, Path) else \
-        f"{type(value).__name__} {value!r}"
-    text = text.replace("\n", " ")
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _allowed_names(names, limit: int = 12) -> str | None:
-    """An `allowed` text for InputError: the names, cut after `limit` so the line stays short."""
-    names = [str(n) for n in names]
-    if not names:
-        return None
-    if len(names) <= limit:
-        return ", ".join(names)
-    return ", ".join(names[:limit]) + f", ... ({len(names)} in all)"
-
-
-def read_yaml(path: str | Path) -> dict:
-    """`load_yaml` that also turns unreadable files (a directory, not UTF-8, no permission)
-    into one InputError naming the file."""
-    path = Path(path)
-    try:
-        if path.is_dir():
-            raise InputError("is a directory, expected a YAML file", file=str(path))
-        return load_yaml(path)
-    except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 text (byte {err.start}: {err.reason})", file=str(path)) from None
-    except RecursionError:
-        raise InputError("not valid YAML: nested too deeply", file=str(path)) from None
-    except OSError as err:
-        raise InputError(f"cannot read the file: {err.strerror or err}", file=str(path)) from None
-
-
-def number(f: Fields, name: str, default=..., *, low: float | None = None, high: float | None = None,
-           positive: bool = False, allowed: str | None = None) -> float:
-    """A finite number from `f` (NaN and ±inf refused), with optional bounds: low <= x <= high,
-    x > 0 (positive). Errors name the file and the key path, and `allowed` (the range in words)."""
-    value = f.raw(name, default)
-    if value is None and default is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise f.error(name, f"expected a number, got {_short_repr(value, 60)}", allowed)
-    try:
-        x = float(value)
-    except OverflowError:
-        x = math.inf
-    if not math.isfinite(x):
-        got = "nan" if x != x else _short_repr(value, 40)
-        raise f.error(name, f"must be a finite number, got {got}", allowed)
-    if abs(x) > MAX_MAGNITUDE:
-        raise f.error(name, f"must be at most {MAX_MAGNITUDE:g} in magnitude (SI units), got {x:g}", allowed)
-    if positive and not x > 0:
-        raise f.error(name, f"must be > 0, got {x}", allowed)
-    if low is not None and x < low:
-        raise f.error(name, f"must be >= {low}, got {x}", allowed)
-    if high is not None and x > high:
-        raise f.error(name, f"must be <= {high}, got {x}", allowed)
-    return x
-
-
-def vector(f: Fields, name: str, size: int, default=...) -> list[float]:
-    """A list of `size` finite numbers from `f`."""
-    value = f.raw(name, default)
-    ok = isinstance(value, (list, tuple)) and len(value) == size and \
-        all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value)
-    if ok:
-        try:
-            out = [float(x) for x in value]
-        except OverflowError:
-            out = [math.inf]
-        ok = all(math.isfinite(x) for x in out)
-    if not ok:
-        raise f.error(name, f"expected a list of {size} finite numbers, got {_short_repr(value, 80)}")
-    return out
-
-
-def _finite_tree(f: Fields, key: str, value) -> None:
-    """Every number in a parsed setting (dicts, lists, dataclasses) is finite."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return
-    if isinstance(value, (int, float)):
-        if not math.isfinite(float(value)):
-            raise f.error(key, f"must hold finite numbers, got {value}")
-        return
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _finite_tree(f, f"{key}.{k}", v)
-        return
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            _finite_tree(f, key, v)
-        return
-    if hasattr(value, "__dataclass_fields__"):
-        for k in value.__dataclass_fields__:
-            _finite_tree(f, f"{key}.{k}", getattr(value, k))
-
-
-def _flush() -> None:
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
-        try:
-            if stream is not None:
-                stream.flush()
-        except (OSError, ValueError, AttributeError):
-            pass
-
-
-@contextmanager
-def _captured_output():
-    """Redirect the process's stdout and stderr (file descriptors 1 and 2, where Pinocchio's C++
-    parser prints) into a temporary file; yields a function returning what was written."""
-    _flush()
-    saved, tmp = [], None
-    try:
-        tmp = tempfile.TemporaryFile(mode="w+b")
-        for fd in (1, 2):
-            saved.append((fd, os.dup(fd)))
-        for fd, _ in saved:
-            os.dup2(tmp.fileno(), fd)
-    except OSError:  # no file descriptors to redirect (e.g. an embedding host): do not capture
-        for fd, dup in saved:
-            os.dup2(dup, fd)
-            os.close(dup)
-        saved = []
-
-    def text() -> str:
-        if tmp is None or saved == []:
-            return ""
-        try:
-            tmp.seek(0)
-            return tmp.read().decode("utf-8", "replace")
-        except (OSError, ValueError):
-            return ""
-
-    try:
-        yield text
-    finally:
-        _flush()
-        for fd, dup in saved:
-            os.dup2(dup, fd)
-            os.close(dup)
-        if tmp is not None:
-            tmp.close()
-
-
-def _one_line(text: str, limit: int = 160) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _build_urdf_model(urdf: Path, file: Path) -> pin.Model:
-    """pin.buildModelFromUrdf with the parser's own printing captured: a broken URDF is one
-    InputError naming the URDF and robot.yaml's `urdf`."""
-    try:
-        urdf.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"the URDF {urdf} is not UTF-8 text", file=str(file), field="urdf") from None
-    except OSError as err:
-        raise InputError(f"cannot read the URDF {urdf}: {err.strerror or err}", file=str(file), field="urdf") from None
-    with _captured_output() as printed:
-        try:
-            model, err = pin.buildModelFromUrdf(str(urdf)), None
-        except Exception as exc:  # pinocchio raises plain RuntimeError/ValueError
-            model, err = None, exc
-        text = printed()
-    # urdfdom prints "Error:   <reason>\n         at line N in .../model.cpp" (and may still return
-    # a model, e.g. without a link's unreadable <inertial>): any error line refuses the URDF
-    reasons = [ln.strip()[len("Error:"):].strip() for ln in text.splitlines() if ln.strip().startswith("Error:")]
-    if model is None or reasons:
-        why = _one_line("; ".join(r for r in reasons if r)) or _one_line(err) or type(err).__name__
-        raise InputError(f"Pinocchio cannot read the URDF {urdf}: {why}", file=str(file), field="urdf")
-    return model
-
-
-def _check_urdf_numbers(model: pin.Model, urdf: Path, file: Path) -> None:
-    """The URDF's masses, inertias, placements and limits are finite (limits may be ±inf, not
-    NaN; lower <= upper), so nothing later divides by or propagates a NaN."""
-    def bad(what):
-        return InputError(f"the URDF {urdf} has {what}", file=str(file), field="urdf")
-    for j in range(model.njoints):
-        inertia = model.inertias[j]
-        if not (np.isfinite(inertia.mass) and inertia.mass >= 0 and np.all(np.isfinite(inertia.lever))
-                and np.all(np.isfinite(inertia.inertia))):
-            raise bad(f"a non-finite or negative mass or inertia on joint {model.names[j]!r}")
-        if not np.all(np.isfinite(model.jointPlacements[j].homogeneous)):
-            raise bad(f"a non-finite origin on joint {model.names[j]!r}")
-    for fr in model.frames:
-        if not np.all(np.isfinite(fr.placement.homogeneous)):
-            raise bad(f"a non-finite origin on frame {fr.name!r}")
-    for j in range(1, model.njoints):
-        jm = model.joints[j]
-        lo = model.lowerPositionLimit[jm.idx_q:jm.idx_q + jm.nq]
-        hi = model.upperPositionLimit[jm.idx_q:jm.idx_q + jm.nq]
-        vel = model.velocityLimit[jm.idx_v:jm.idx_v + jm.nv]
-        eff = model.effortLimit[jm.idx_v:jm.idx_v + jm.nv]
-        if np.any(np.isnan(lo)) or np.any(np.isnan(hi)) or np.any(np.isnan(vel)) or np.any(np.isnan(eff)):
-            raise bad(f"a NaN limit on joint {model.names[j]!r}")
-        if np.any(lo > hi):
-            raise bad(f"lower > upper limit on joint {model.names[j]!r}")
-        if np.any(vel < 0) or np.any(eff < 0):
-            raise bad(f"a negative velocity or effort limit on joint {model.names[j]!r}")
-
-
 def available_robots() -> list[str]:
     if not REPO_ROBOTS.is_dir():
         return []
     return sorted(p.name for p in REPO_ROBOTS.iterdir() if (p / "robot.yaml").is_file())
-
-
-def package_share(package: str) -> Path:
-    """Folder where a cmeel package (e.g. example-robot-data) installs its data files."""
-    roots = []
-    try:
-        roots += site.getsitepackages()
-    except AttributeError:  # virtualenvs without site.getsitepackages
-        pass
-    roots += [p for p in sys.path if p]
-    for root in roots:
-        cand = Path(root) / "cmeel.prefix" / "share" / package
-        if cand.is_dir():
-            return cand
-    raise InputError(f"package {package!r} is not installed (pip install {package})", field="urdf.package")
-
-
-def _urdf_path(f: Fields, folder: Path) -> Path:
-    value = f.raw("urdf")
-    key = "urdf"
-    if isinstance(value, str) and value.strip() and "\0" not in value:
-        path = (folder / value).resolve()
-    elif isinstance(value, dict):
-        u = f.mapping("urdf")
-        package = u.string("package", allowed=["example-robot-data"])
-        rel = u.string("path")
-        u.done(["package", "path"])
-        if not rel.strip() or "\0" in rel or Path(rel).is_absolute():
-            raise u.error("path", f"expected a path inside the package, got {_short_repr(rel)}")
-        try:
-            share = package_share(package)
-        except InputError as err:
-            raise u.error("package", err.message) from None
-        path = share / rel
-        key = "urdf.path"
-    else:
-        raise f.error("urdf", f"expected a path or {{package:, path:}}, got {_short_repr(value, 60)}")
-    try:
-        found, is_dir = path.is_file(), path.is_dir()
-    except OSError:  # e.g. a name too long for the file system
-        found, is_dir = False, False
-    if not found:
-        what = "is a directory, not a URDF file" if is_dir else "not found"
-        raise InputError(f"URDF {what}: {_short_repr(str(path), 200)}", file=f.file, field=key)
-    return path
 
 
 def load_robot(name_or_path: str | Path, *, base: str | None = None,
