@@ -40,6 +40,7 @@ DISTANCE_RTOL = 0.10
 # The Solo-12 trot since its touchdown speed is bounded at 0.05 m/s (docs/modelling.md "Impacts"),
 # the stair trot with soft touchdowns and a torque-rate bound (docs/terrain.md).
 ENERGY_VERIFIED = {"titan8_crawl", "hexapod_ripple", "hexapod_tripod", "hexapod_wave", "hexapod_slope_level", "solo12_trot",
+                   "solo12_trot_sideways", "solo12_trot_turn",
                    "solo12_stairs"}
 
 
