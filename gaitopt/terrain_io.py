@@ -81,9 +81,13 @@ def _read_height_map(t: Fields) -> dict:
         grid = np.array(rows, dtype=float)
     except (TypeError, ValueError):
         raise m.error("heights", "expected rows of numbers of equal length", allowed) from None
-    if grid.ndim != 2 or min(grid.shape) < 2 or max(grid.shape) > MAX_GRID or grid.size > MAX_MAP_NODES \
-            or not np.all(np.isfinite(grid)) or np.abs(grid).max() > MAX_HEIGHT:
+    if grid.ndim != 2 or min(grid.shape) < 2 or max(grid.shape) > MAX_GRID or grid.size > MAX_MAP_NODES:
         raise m.error("heights", f"got shape {grid.shape}", allowed)
+    # Name the offending value: "got shape (2, 2)" for a NaN read as a shape error.
+    if not np.all(np.isfinite(grid)):
+        raise m.error("heights", "every height must be a finite number, got nan or inf", allowed)
+    if np.abs(grid).max() > MAX_HEIGHT:
+        raise m.error("heights", f"|z| must be <= {MAX_HEIGHT:g} m, got {np.abs(grid).max():g}", allowed)
     m.done(["origin", "spacing", "heights"])
     return {"origin": origin, "spacing": spacing, "heights": grid.tolist()}
 

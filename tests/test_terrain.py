@@ -115,6 +115,16 @@ def test_a_stair_the_cycle_does_not_repeat_on_is_refused():
     assert err.value.field == "terrain"
 
 
+@pytest.mark.fast
+@pytest.mark.parametrize("heights, says", [([[0, float("nan")], [0, 0]], "finite"), ([[0, 1e9], [0, 0]], "<= 10 m")])
+def test_bad_height_map_values_are_named_not_called_a_shape(heights, says):
+    # a NaN or a 1e9 m height in a well-shaped grid was reported as "got shape (2, 2)"
+    with pytest.raises(InputError) as err:
+        problem_from_dict({**BASE, "terrain": {"height_map": {"spacing": [0.1, 0.1], "heights": heights}}}, "p.yaml")
+    assert err.value.field == "terrain.height_map.heights"
+    assert says in str(err.value) and "shape" not in str(err.value).split("(allowed")[0]
+
+
 def _quiet(problem):
     return problem.replace(solver=dataclasses.replace(problem.solver, print_level=0))
 
