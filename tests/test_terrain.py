@@ -125,6 +125,17 @@ def test_bad_height_map_values_are_named_not_called_a_shape(heights, says):
     assert says in str(err.value) and "shape" not in str(err.value).split("(allowed")[0]
 
 
+@pytest.mark.fast
+def test_a_stair_too_short_for_the_feet_says_where_it_must_reach():
+    # the stair ended inside the feet's path; the hint was cut off by the message's length limit
+    problem = problem_from_dict({**BASE, "terrain": {"stairs": {"rise": 0.03, "run": 0.13, "count": 3,
+                                                                 "start_x": -0.52}}}, "p.yaml")
+    with pytest.raises(InputError, match="does not repeat") as err:
+        go.solve(problem)
+    assert "…" not in str(err.value) and "feet's path x = " in str(err.value)
+    assert err.value.field == "terrain"
+
+
 def _quiet(problem):
     return problem.replace(solver=dataclasses.replace(problem.solver, print_level=0))
 
