@@ -15,7 +15,7 @@ from ..errors import InputError
 from ..problem import problem_from_record
 from ..result import Result
 from ..terrain_io import periodic_slope
-from ..robot import robot_of
+from ..robot import load_robot, robot_of
 from ..trajectory import Trajectory
 from .atomic import atomic_open, atomic_write_text
 from .trajectory_csv import advance_from_header, header, read_trajectory_csv, split_points, write_trajectory_csv
@@ -268,8 +268,12 @@ def load_result(result_dir: str | Path) -> Result:
     info = _read_result_json(d)
     rj = d / "result.json"
     problem = problem_from_record(info["problem"], str(rj))
+    designed = d / "robot" / str(problem.robot)
     try:
-        robot = robot_of(problem)
+        # a limb-length co-design's gait belongs to the legs `gaitopt solve` wrote under
+        # OUTDIR/robot, not to the shipped robot result.json names
+        robot = load_robot(designed) if problem.limb_lengths is not None and (designed / "robot.yaml").is_file() \
+            else robot_of(problem)
     except InputError as err:
         raise (InputError(str(err), file=str(rj)) if err.file is None else err) from None
     traj = _read_trajectory(d, problem, robot, info)
