@@ -158,3 +158,22 @@ def test_bad_input_exits_2(dirs, tmp_path):
     assert_bad_input(gaitopt("animate", d, "--view", "top"), "--view", "sagittal")
     assert_bad_input(gaitopt("plot", d, "-o", "/proc/gaitopt_plots"), "cannot write")
     assert not list(tmp_path.glob("*.avi"))
+
+
+@pytest.mark.fast
+def test_rows_cut_out_of_trajectory_csv_are_refused(dirs, tmp_path):
+    """Without knots.npz, trajectory.csv with rows of a phase deleted was read as a coarser
+    phase and replayed (verify judged a different gait); now exit-2 input naming the phase."""
+    import shutil
+
+    from gaitopt.errors import InputError
+    d = tmp_path / "cut"
+    shutil.copytree(dirs["ok"], d)
+    (d / E.KNOTS_FILE).unlink()
+    assert E.load_result(d).success  # the intact file alone reads
+    lines = (d / "trajectory.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    first = next(i for i, ln in enumerate(lines) if not ln.startswith("#")) + 1  # after the column names
+    (d / "trajectory.csv").write_text("".join(lines[:first + 2] + lines[first + 4:]), encoding="utf-8")
+    with pytest.raises(InputError, match="knots") as err:
+        E.load_result(d)
+    assert err.value.field == "phase"

@@ -234,6 +234,10 @@ def _read_trajectory(d: Path, problem, robot, info: dict | None = None) -> Traje
     if list(traj.contact_names) != contacts:
         raise InputError(f"the trajectory's contacts do not match robot {robot.name}'s: "
                          f"{list(traj.contact_names)} vs {contacts}", file=str(source), field="contact_names")
+    for ph, want in zip(traj.phases, problem.phases):  # rows cut out of a phase read as a coarser phase
+        if len(ph.t) != want.knots + 1:
+            raise InputError(f"phase {want.name!r} has {len(ph.t)} knots, result.json's problem {want.knots + 1}",
+                             file=str(source), field="phase")
     if table is not None and source == knots:
         _check_agree(traj, table, knots, csv_path, robot)
     for key in ("period", "stride"):
