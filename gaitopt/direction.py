@@ -10,7 +10,7 @@ by ψ, joint states equal; the body-frame velocity is what repeats.
 from __future__ import annotations
 
 from .errors import InputError
-from .settings import RANGES, bounded
+from .settings import RANGES, Bounded, bounded
 
 MOTION_KEYS = ("forward", "sideways", "yaw_rate")
 MAX_YAW_RATE = 10.0  # rad/s: a full turn in 0.6 s, beyond any gait the reference robots walk
@@ -19,8 +19,9 @@ MAX_YAW_RATE = 10.0  # rad/s: a full turn in 0.6 s, beyond any gait the referenc
 def speed_fields(f) -> tuple:
     """(forward Bounded | None, sideways [m/s], yaw_rate [rad/s]) of the problem file's
     `speed`: a number or {min, max, guess} (forward only), or {forward, sideways, yaw_rate}
-    (forward a number ≥ 0 or {min, max, guess}, optional; sideways and yaw_rate numbers,
-    default 0; left and counter-clockwise seen from above are positive)."""
+    (forward a number ≥ 0 or {min, max, guess}, optional: left out it is 0 unless the file
+    gives a `stride`; sideways and yaw_rate numbers, default 0; left and counter-clockwise seen
+    from above are positive)."""
     raw = f.raw("speed", None)
     if not (isinstance(raw, dict) and any(k in raw for k in MOTION_KEYS)):
         return bounded(f, "speed"), 0.0, 0.0
@@ -33,6 +34,9 @@ def speed_fields(f) -> tuple:
     sideways = s.number("sideways", 0.0, low=-top, high=top)
     yaw_rate = s.number("yaw_rate", 0.0, low=-MAX_YAW_RATE, high=MAX_YAW_RATE)
     s.done(MOTION_KEYS)
+    if forward is None and f.raw("stride", None) is None:
+        # left out means none: a free forward speed let `{sideways: 0.15}` walk 0.51 m/s diagonally
+        forward = Bounded.fixed_at(0.0)
     return forward, sideways, yaw_rate
 
 

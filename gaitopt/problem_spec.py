@@ -192,6 +192,9 @@ def validate(p: Problem) -> None:
     for term in p.cost:
         if term not in COST_TERMS:
             raise InputError(f"unknown cost term {term!r}", file=where, field="cost", allowed=COST_TERMS)
+    if set(p.cost) == {"impact_loss"} and p.constraints.touchdown == "soft":  # else any gait is "optimal"
+        raise InputError("impact_loss alone is 0 with soft touchdowns (no velocity jump)", file=where,
+                         field="cost", allowed="touchdown: impact, or impact_loss with another term")
     check_direction(p)
     if not progress(p) and all(ph.duration.fixed for ph in p.phases):
         raise InputError("give `speed` or `stride` (fixed or bounded): a periodic gait needs its forward "

@@ -81,9 +81,13 @@ def _read_height_map(t: Fields) -> dict:
         grid = np.array(rows, dtype=float)
     except (TypeError, ValueError):
         raise m.error("heights", "expected rows of numbers of equal length", allowed) from None
-    if grid.ndim != 2 or min(grid.shape) < 2 or max(grid.shape) > MAX_GRID or grid.size > MAX_MAP_NODES \
-            or not np.all(np.isfinite(grid)) or np.abs(grid).max() > MAX_HEIGHT:
+    if grid.ndim != 2 or min(grid.shape) < 2 or max(grid.shape) > MAX_GRID or grid.size > MAX_MAP_NODES:
         raise m.error("heights", f"got shape {grid.shape}", allowed)
+    # Name the offending value: "got shape (2, 2)" for a NaN read as a shape error.
+    if not np.all(np.isfinite(grid)):
+        raise m.error("heights", "every height must be a finite number, got nan or inf", allowed)
+    if np.abs(grid).max() > MAX_HEIGHT:
+        raise m.error("heights", f"|z| must be <= {MAX_HEIGHT:g} m, got {np.abs(grid).max():g}", allowed)
     m.done(["origin", "spacing", "heights"])
     return {"origin": origin, "spacing": spacing, "heights": grid.tolist()}
 
@@ -164,14 +168,18 @@ def check_terrain(problem, robot) -> None:
     x = np.linspace(pts[:, 0].min() - 0.1, pts[:, 0].max() + 2 * D + 0.1, 400)[:, None]
     y = np.linspace(pts[:, 1].min() - 0.05, pts[:, 1].max() + 0.05, 7)[None, :]
     sign = -1.0 if problem.cycle == "half" else 1.0
-    err = np.abs(surface.height(x + D, sign * y) - surface.height(x, y) - D * surface.grade).max()
+    mismatch = np.abs(surface.height(x + D, sign * y) - surface.height(x, y) - D * surface.grade)
+    err = mismatch.max()
     if err > 1e-4:
-        need = {"steps": "the stair's run to divide the advance and the stair to span the feet's path",
-                "height_map": "the map's x period to divide the advance (and, for a half cycle, the map "
+        # what is needed goes in `allowed`, which is not cut like the message (180 characters)
+        need = {"steps": f"the stair's run dividing the advance, the stair spanning the feet's path x = "
+                         f"{x.min():.3g} to {x.max() + D:.3g} m",
+                "height_map": "the map's x period dividing the advance (and, for a half cycle, the map "
                               "mirrored in y half a cycle later)"}[surface.kind]
+        at = float(np.broadcast_to(x, mismatch.shape)[np.unravel_index(mismatch.argmax(), mismatch.shape)])
         raise InputError(f"the ground under one cycle does not repeat after the base advance of {D:.4g} m "
-                         f"(mismatch {err:.3g} m); a periodic gait needs {need}", file=problem.source,
-                         field="terrain")
+                         f"(mismatch {err:.3g} m at x = {at:.3g} m)", file=problem.source, field="terrain",
+                         allowed=need)
 
 
 def base_height_above_ground(problem, robot, q) -> np.ndarray:

@@ -97,6 +97,24 @@ def test_failed_solve_exits_1_but_writes(dirs, tmp_path):
     assert "Traceback" not in proc.stderr and out.is_file()
 
 
+def test_verify_of_a_failed_solve_never_exits_0(dirs, tmp_path, monkeypatch, capsys):
+    """A failed solve's best iterate that happens to replay like its plan is not a verified gait:
+    exit 1 and stderr says the RESULT_DIR holds a failed solve (it printed "verified", exit 0).
+    The replay is stubbed as matching, so that only the command's verdict is tested."""
+    from types import SimpleNamespace
+
+    from gaitopt.cli import main
+    from gaitopt.verify import command
+    matching = SimpleNamespace(verified=True, report={"failures": []})
+    monkeypatch.setattr(command, "replay", lambda result, cycles: matching)
+    monkeypatch.setattr(command, "write_replay", lambda rep, outdir, d: {"report": "r", "plot": "p"})
+    monkeypatch.setattr(command, "summary_text", lambda report: "")
+    assert main(["verify", str(dirs["ok"]), "-o", str(tmp_path / "ok")]) == 0
+    assert main(["verify", str(dirs["failed"]), "-o", str(tmp_path / "failed")]) == 1
+    err = capsys.readouterr().err
+    assert "holds a failed solve" in err and "Maximum_Iterations_Exceeded" in err and len(err.strip().splitlines()) == 1
+
+
 def test_export_mjcf_and_motion_json(dirs, tmp_path):
     """`--format mjcf` and `--format amp` from the command line: default names, loadable by their
     consumers (the physics checks are in tests/test_export_consumers.py); a wrong suffix, or an
@@ -140,3 +158,22 @@ def test_bad_input_exits_2(dirs, tmp_path):
     assert_bad_input(gaitopt("animate", d, "--view", "top"), "--view", "sagittal")
     assert_bad_input(gaitopt("plot", d, "-o", "/proc/gaitopt_plots"), "cannot write")
     assert not list(tmp_path.glob("*.avi"))
+
+
+@pytest.mark.fast
+def test_rows_cut_out_of_trajectory_csv_are_refused(dirs, tmp_path):
+    """Without knots.npz, trajectory.csv with rows of a phase deleted was read as a coarser
+    phase and replayed (verify judged a different gait); now exit-2 input naming the phase."""
+    import shutil
+
+    from gaitopt.errors import InputError
+    d = tmp_path / "cut"
+    shutil.copytree(dirs["ok"], d)
+    (d / E.KNOTS_FILE).unlink()
+    assert E.load_result(d).success  # the intact file alone reads
+    lines = (d / "trajectory.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    first = next(i for i, ln in enumerate(lines) if not ln.startswith("#")) + 1  # after the column names
+    (d / "trajectory.csv").write_text("".join(lines[:first + 2] + lines[first + 4:]), encoding="utf-8")
+    with pytest.raises(InputError, match="knots") as err:
+        E.load_result(d)
+    assert err.value.field == "phase"

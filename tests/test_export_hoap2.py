@@ -144,5 +144,7 @@ def test_servo_check_on_known_motions():
 
 @pytest.mark.fast
 def test_not_a_hoap2_robot_is_bad_input():
-    with pytest.raises(InputError, match="hoap2 format is for the hoap2 robots"):
+    with pytest.raises(InputError, match="hoap2 format is for the hoap2 robots") as err:
         H.motor_angles(SimpleNamespace(robot=load_robot("biped7")), np.zeros(2))
+    # the formats the robot can use: every other one (mjcf and amp were left out)
+    assert sorted(err.value.allowed) == ["amp", "full", "mjcf", "motors", "npz"]

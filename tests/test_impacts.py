@@ -132,3 +132,15 @@ def test_touchdown_speed_key():
             go.load_problem(HEEL_TOE, {"constraints.touchdown_speed": bad})
     with pytest.raises(InputError, match="cost"):
         go.load_problem(HEEL_TOE, {"cost": {"impact_losses": 1.0}})
+
+
+@pytest.mark.fast
+def test_impact_loss_alone_with_soft_touchdowns_is_refused():
+    # a cost that is 0 for every gait: IPOPT "solved" it with cost 0 and an arbitrary feasible gait
+    soft = {"constraints.touchdown": "soft", "constraints.touchdown_speed": None}
+    with pytest.raises(InputError, match="0 with soft touchdowns") as err:
+        go.load_problem(HEEL_TOE, {**soft, "cost": "impact_loss"})
+    assert err.value.field == "cost"
+    both = go.load_problem(HEEL_TOE, {**soft, "cost": {"joule_loss": 1.0, "impact_loss": 1.0}})
+    assert set(both.cost) == {"joule_loss", "impact_loss"}
+    assert go.load_problem(HEEL_TOE, {"cost": "impact_loss"}).cost == {"impact_loss": 1.0}

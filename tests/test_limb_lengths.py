@@ -175,28 +175,43 @@ def test_codesign_resolve_at_optimal_lengths(codesigned):
         np.testing.assert_allclose(p_again.tau, p_best.tau, atol=1e-4)
 
 
+def _worst_id_residual(result, robot):
+    """Largest |Pinocchio inverse dynamics − planned τ| (and base wrench) of `robot` at the
+    trapezoidal rule's dynamic points of the optimised part of `result` [N·m]."""
+    base = [i for i in range(robot.nv) if i not in robot.actuated_index]
+    err = 0.0
+    for ph in result.trajectory.phases:
+        if "mirrored" in ph.name:  # the mirror map assumes left/right mass symmetry
+            continue
+        m = ph.mid
+        for k in range(len(ph.t) - 1):
+            tau = _numeric_id(robot, m["q"][k], m["v"][k], m["a"][k], m["f"][k].ravel())
+            err = max(err, np.abs(tau[robot.actuated_index] - m["tau"][k]).max(), np.abs(tau[base]).max())
+    return err
+
+
 def test_codesigned_gait_obeys_the_designed_robot(solo12, codesigned):
     """The co-designed Result's robot has the optimal legs: at the trapezoidal rule's dynamic
     points (interval midpoints, optimised half) Pinocchio's inverse dynamics of that robot with
     the trajectory's contact forces give its torques and nothing on the base; the shipped robot
     does not (the legs did change)."""
     _, best, _ = codesigned
-
-    def worst(robot):
-        base = [i for i in range(robot.nv) if i not in robot.actuated_index]
-        err = 0.0
-        for ph in best.trajectory.phases:
-            if "mirrored" in ph.name:  # the mirror map assumes left/right mass symmetry
-                continue
-            m = ph.mid
-            for k in range(len(ph.t) - 1):
-                tau = _numeric_id(robot, m["q"][k], m["v"][k], m["a"][k], m["f"][k].ravel())
-                err = max(err, np.abs(tau[robot.actuated_index] - m["tau"][k]).max(), np.abs(tau[base]).max())
-        return err
-    designed, shipped = worst(best.robot), worst(solo12)
+    designed, shipped = _worst_id_residual(best, best.robot), _worst_id_residual(best, solo12)
     print(f"\ninverse dynamics residual: designed robot {designed:.1e}, shipped robot {shipped:.1e} N·m")
     assert designed < 1e-6
     assert shipped > 1e-3
+
+
+def test_saved_codesign_reloads_with_the_designed_legs(codesigned, tmp_path):
+    """A co-design's OUTDIR (saved as `gaitopt solve` does: the result, and the designed robot
+    under OUTDIR/robot) reloads with the designed legs, so that verify, export, plot and
+    compensate use them (they used the shipped legs: the replay slipped 64 mm)."""
+    from gaitopt.export import load_result, save
+    _, best, _ = codesigned
+    save(best, tmp_path)
+    codesign.write_designed(best, tmp_path / "robot")
+    back = load_result(tmp_path)
+    assert _worst_id_residual(best, back.robot) < 1e-6
 
 
 @pytest.mark.fast

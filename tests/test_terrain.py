@@ -106,13 +106,27 @@ def test_bad_terrain_is_a_one_line_error(terrain, field):
 
 
 @pytest.mark.fast
-def test_a_stair_the_cycle_does_not_repeat_on_is_refused():
-    # run 0.1 m does not divide the 0.13 m stride: the ground does not repeat
-    problem = problem_from_dict({**BASE, "terrain": {"stairs": {"rise": 0.03, "run": 0.1, "count": 12,
-                                                                 "start_x": -0.6}}}, "p.yaml")
+@pytest.mark.parametrize("heights, says", [([[0, float("nan")], [0, 0]], "finite"), ([[0, 1e9], [0, 0]], "<= 10 m")])
+def test_bad_height_map_values_are_named_not_called_a_shape(heights, says):
+    # a NaN or a 1e9 m height in a well-shaped grid was reported as "got shape (2, 2)"
+    with pytest.raises(InputError) as err:
+        problem_from_dict({**BASE, "terrain": {"height_map": {"spacing": [0.1, 0.1], "heights": heights}}}, "p.yaml")
+    assert err.value.field == "terrain.height_map.heights"
+    assert says in str(err.value) and "shape" not in str(err.value).split("(allowed")[0]
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("stairs", [
+    {"rise": 0.03, "run": 0.1, "count": 12, "start_x": -0.6},    # run 0.1 m does not divide the 0.13 m stride
+    {"rise": 0.03, "run": 0.13, "count": 3, "start_x": -0.52},   # the stair ends inside the feet's path
+])
+def test_a_stair_the_cycle_does_not_repeat_on_is_refused(stairs):
+    problem = problem_from_dict({**BASE, "terrain": {"stairs": stairs}}, "p.yaml")
     with pytest.raises(InputError, match="does not repeat") as err:
         go.solve(problem)
     assert err.value.field == "terrain"
+    # the hint (where the feet go) was cut off by the message's length limit
+    assert "…" not in str(err.value) and "feet's path x = " in str(err.value)
 
 
 def _quiet(problem):

@@ -152,6 +152,22 @@ def test_speed_mapping_round_trips_and_sagittal_robots_refuse_it():
         go.solve(problem)
 
 
+@pytest.mark.fast
+def test_a_left_out_forward_speed_is_zero_unless_a_stride_is_given():
+    """`speed: {sideways: v}` walks sideways: the forward speed left out was free, and a sideways
+    ANYmal trot came out walking 0.51 m/s diagonally. With a `stride` the forward advance is that."""
+    data = yaml.safe_load(SIDEWAYS.read_text())
+    data["speed"] = {"sideways": -0.15}
+    problem = problem_from_dict(data, source="side.yaml")
+    assert problem.speed is not None and (problem.speed.min, problem.speed.max) == (0.0, 0.0)
+    assert problem.sideways == -0.15
+    from gaitopt.problem import problem_from_record
+    assert problem_from_record(problem.to_dict()).speed == problem.speed
+    data["stride"] = 0.1
+    with_stride = problem_from_dict(data, source="side.yaml")
+    assert with_stride.speed is None and with_stride.stride.min == 0.1
+
+
 @pytest.fixture(scope="module")
 def small_turn(tmp_path_factory):
     problem = go.load_problem(TURN).scaled_knots(5 / 12)

@@ -46,8 +46,9 @@ def motor_angles(result, times) -> tuple[np.ndarray, dict]:
     robot = result.robot
     names = [m for m, _ in MOTORS]
     if not any(m in robot.coordinates for m in names):
+        from .formats import EXPORT_FORMATS  # here: formats imports this module
         raise InputError(f"robot {robot.name} has no HOAP-2 joint ({names[0]}, …): the hoap2 format is for the "
-                         "hoap2 robots", field="format", allowed=["full", "motors", "npz"])
+                         "hoap2 robots", field="format", allowed=[f for f in EXPORT_FORMATS if f != "hoap2"])
     q = result.trajectory.sample(times)["q"]
     out = np.zeros((len(times), len(names)))
     held = {}

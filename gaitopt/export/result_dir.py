@@ -15,7 +15,7 @@ from ..errors import InputError
 from ..problem import problem_from_record
 from ..result import Result
 from ..terrain_io import periodic_slope
-from ..robot import robot_of
+from ..robot import load_robot, robot_of
 from ..trajectory import Trajectory
 from .atomic import atomic_open, atomic_write_text
 from .trajectory_csv import advance_from_header, header, read_trajectory_csv, split_points, write_trajectory_csv
@@ -234,6 +234,10 @@ def _read_trajectory(d: Path, problem, robot, info: dict | None = None) -> Traje
     if list(traj.contact_names) != contacts:
         raise InputError(f"the trajectory's contacts do not match robot {robot.name}'s: "
                          f"{list(traj.contact_names)} vs {contacts}", file=str(source), field="contact_names")
+    for ph, want in zip(traj.phases, problem.phases):  # rows cut out of a phase read as a coarser phase
+        if len(ph.t) != want.knots + 1:
+            raise InputError(f"phase {want.name!r} has {len(ph.t)} knots, result.json's problem {want.knots + 1}",
+                             file=str(source), field="phase")
     if table is not None and source == knots:
         _check_agree(traj, table, knots, csv_path, robot)
     for key in ("period", "stride"):
@@ -268,8 +272,12 @@ def load_result(result_dir: str | Path) -> Result:
     info = _read_result_json(d)
     rj = d / "result.json"
     problem = problem_from_record(info["problem"], str(rj))
+    designed = d / "robot" / str(problem.robot)
     try:
-        robot = robot_of(problem)
+        # a limb-length co-design's gait belongs to the legs `gaitopt solve` wrote under
+        # OUTDIR/robot, not to the shipped robot result.json names
+        robot = load_robot(designed) if problem.limb_lengths is not None and (designed / "robot.yaml").is_file() \
+            else robot_of(problem)
     except InputError as err:
         raise (InputError(str(err), file=str(rj)) if err.file is None else err) from None
     traj = _read_trajectory(d, problem, robot, info)

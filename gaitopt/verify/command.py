@@ -50,6 +50,10 @@ def cmd_verify(args) -> int:
     if not rep.verified:
         print(f"gaitopt: verification failed: {'; '.join(rep.report['failures'])}", file=sys.stderr)
         return EXIT_FAILED
+    if not result.success:  # a replay of the best iterate is no verdict on an optimal gait: never exit 0
+        print(_one_line(f"gaitopt: the replay matches the plan, but {args.result_dir} holds a failed solve "
+                        f"({result.status}: {result.message}): not verified"), file=sys.stderr)
+        return EXIT_FAILED
     print("verified")
     return EXIT_OK
 
