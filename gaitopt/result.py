@@ -78,7 +78,7 @@ def evaluate_violations(tr, x: np.ndarray) -> list:
         val = float(viol[a:b].max()) if b > a else 0.0
         cur = table.setdefault(key, {"term": term, "phase": phase, "max_violation": 0.0, "rows": 0})
         cur["max_violation"] = max(cur["max_violation"], val)
-        cur["rows"] += b - a
+        cur["rows"] += int(b - a)  # row spans may be numpy integers; result.json wants plain ints
     xv = np.maximum(np.maximum(tr.lbx - x, x - tr.ubx), 0.0)
     for term, phase, idx in tr.bound_rows:
         key = (term, phase)
