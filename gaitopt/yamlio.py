@@ -25,6 +25,20 @@ EXPONENT_ONLY = re.compile(r"^[-+]?\d+[eE][-+]?\d+$")
 _YAML11_BOOLS = "YAML reads yes/no/on/off/true/false as booleans"
 
 
+class _Loader(yaml.SafeLoader):
+    """The safe loader, reading a plain (unquoted) 1e9, -2E-3 or 1.0e3 as a float as YAML 1.2
+    does: PyYAML's YAML 1.1 wants a dot and a signed exponent (1.0e+9) and left the others
+    strings, which lists (ratio_bounds: [0.5, 1e9]) and robot.yaml then refused."""
+
+
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+$"),
+                              list("-+.0123456789"))
+
+
+def _safe_load(text: str) -> Any:
+    return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+
+
 def check_size(data: Any, file: str, field: str | None = None) -> None:
     """InputError when `data` (as loaded, aliases shared) expands to more than MAX_ELEMENTS
     items or nests deeper than MAX_DEPTH; walks at most MAX_ELEMENTS items."""
@@ -53,7 +67,7 @@ def parse_yaml_text(text: str, file: str, field: str | None = None) -> Any:
         raise InputError(f"too long: {len(text)} characters", file=file, field=field,
                          allowed=f"at most {MAX_TEXT} characters")
     try:
-        value = yaml.safe_load(text)
+        value = _safe_load(text)
     except yaml.YAMLError as err:
         what = getattr(err, "problem", None) or str(err).split("\n")[0]
         raise InputError(f"not valid YAML ({what}): {short(text)}", file=file, field=field,
@@ -93,7 +107,7 @@ def load_yaml(path: str | Path) -> dict:
         raise InputError(f"not UTF-8 text (byte 0x{raw[err.start]:02x} at offset {err.start})", file=file,
                          allowed="UTF-8 text") from None
     try:
-        data = yaml.safe_load(text)
+        data = _safe_load(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         what = getattr(err, "problem", None) or str(err).split("\n")[0]
@@ -209,9 +223,10 @@ class Fields:
         hi = high if high is not None else int(MAX_MAGNITUDE)
         allowed = f"an integer in [{low if low is not None else -int(MAX_MAGNITUDE)}, {hi}]"
         if present and isinstance(value, str) and EXPONENT_ONLY.match(value):
-            x = float(value)  # 1e4: a number YAML 1.1 left as a string
-            if math.isfinite(x) and x.is_integer() and abs(x) <= MAX_MAGNITUDE:
-                value = int(x)
+            value = float(value)  # 1e4 given as --set text
+        if present and isinstance(value, float) and math.isfinite(value) and value.is_integer() \
+                and abs(value) <= MAX_MAGNITUDE:
+            value = int(value)  # 1e4 (read as a float) or 100.0: the whole number meant
         if isinstance(value, bool):
             raise self.error(name, f"expected an integer, got {str(value).lower()} ({_YAML11_BOOLS})", allowed)
         if not isinstance(value, int):

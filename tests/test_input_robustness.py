@@ -467,6 +467,19 @@ def test_exponent_without_dot_is_a_number(tmp_path):
     assert problem.solver.tol == 1e-7 and problem.solver.max_iter == 1000
 
 
+def test_exponent_in_a_list_is_a_number(tmp_path):
+    """`ratio_bounds: [0.5, 1e9]` as typed: YAML 1.1 left 1e9 a string and the bounds were
+    refused as not [min, max]; the loader now reads it (and 1.0e3, -2E-3) as the number."""
+    text = (ROOT / "problems" / "codesign" / "solo12_slope_limbs.yaml").read_text()
+    text = text.replace("ratio_bounds: [0.5, 2.0]", "ratio_bounds: [5E-1, 1e1]")
+    text = text.replace("clearance: 0.03", "clearance: 3E-2").replace("speed: 0.3", "speed: 3.0e-1")
+    path = tmp_path / "limbs.yaml"
+    path.write_text(text)
+    problem = load_problem(path)
+    assert tuple(problem.limb_lengths.ratio_bounds) == (0.5, 10.0)
+    assert problem.speed.min == pytest.approx(0.3)
+
+
 def test_pattern_exponent_without_dot(tmp_path):
     data = base()
     data["gait"] = {"pattern": "static_walk", "period": "11e-1", "knots": 22}

@@ -153,6 +153,14 @@ def test_nan_written_as_yaml_text(robot_dir):
     _assert_input_error(robot_dir, "actuators.default.voltage")
 
 
+def test_exponent_without_dot_in_robot_yaml(robot_dir):
+    """robot.yaml gets the problem files' reading of 1e-3-style numbers (YAML 1.1 left them strings)."""
+    text = (robot_dir / "robot.yaml").read_text(encoding="utf-8")
+    (robot_dir / "robot.yaml").write_text(text.replace("gear_ratio: 66.0", "gear_ratio: 66e0"), encoding="utf-8")
+    robot = gaitopt.load_robot(robot_dir)
+    assert all(a.gear_ratio == 66.0 for a in robot.actuators.values())
+
+
 def test_the_copy_loads(robot_dir):
     robot = gaitopt.load_robot(robot_dir)
     assert robot.name == "biped7" and robot.folder == robot_dir.resolve()
