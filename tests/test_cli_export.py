@@ -125,7 +125,7 @@ def test_export_mjcf_and_motion_json(dirs, tmp_path):
     assert proc.returncode == 0, proc.stderr
     m = mujoco.MjModel.from_xml_path(str(d / "gait.xml"))
     assert m.nkey == len(res.trajectory.knots()["time"]) and m.nu == len(res.robot.actuated)
-    assert json.loads((d / "gait_summary.json").read_text())["robot"] == "biped7"
+    assert json.loads((d / "gait_xml_summary.json").read_text())["robot"] == "biped7"
     assert gaitopt("export", d, "--format", "mjcf").returncode == 0  # an earlier export may be replaced
     proc = gaitopt("export", d, "--format", "amp", "--rate", "30")
     assert proc.returncode == 0, proc.stderr

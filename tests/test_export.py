@@ -518,3 +518,19 @@ def test_export_and_summary(solved, tmp_path):
         with pytest.raises(InputError, match=match):
             E.export(res, **{"fmt": "full", **kw}, outdir=tmp_path / "bad")
     assert not (tmp_path / "bad").exists()
+
+
+def test_same_stem_exports_keep_their_summaries(solved, tmp_path):
+    """-o walk.csv, walk.npz, walk.xml, walk.json: four summaries, each naming its own export
+    (they all wrote walk_summary.json, the last one replacing the others); CSV keeps its name."""
+    res, _ = solved["quadruped_trapezoidal"]
+    names = {"full": "walk.csv", "npz": "walk.npz", "mjcf": "walk.xml", "amp": "walk.json"}
+    paths = {fmt: E.export(res, fmt, path=tmp_path / name, rate_hz=100.0) for fmt, name in names.items()}
+    assert paths["full"]["summary"] == tmp_path / "walk_summary.json"
+    assert paths["npz"]["summary"] == tmp_path / "walk_npz_summary.json"
+    assert len({p["summary"] for p in paths.values()}) == 4
+    for p in paths.values():
+        assert json.loads(p["summary"].read_text())["files"]["export"] == str(p["export"])
+    with pytest.raises(InputError, match="_summary.json"):
+        E.export(res, "amp", path=tmp_path / "walk_summary.json")
+    assert json.loads(paths["full"]["summary"].read_text())["files"]["export"] == str(tmp_path / "walk.csv")

@@ -37,6 +37,16 @@ def export_suffix(fmt: str) -> str:
 RESULT_FILES = ("trajectory.csv", "result.json", "knots.npz")  # what `gaitopt solve -o` writes
 
 
+def summary_path(path: str | Path) -> Path:
+    """The JSON summary written next to the export `path`: <stem>_summary.json for the CSV
+    formats (which share .csv, so one stem is one file), <stem>_<suffix>_summary.json for the
+    others (samples_500hz_npz_summary.json, gait_xml_summary.json) so that an NPZ, an MJCF
+    and a motion clip given one stem (-o walk.npz, -o walk.xml) keep a summary each."""
+    path = Path(path)
+    tag = "" if path.suffix == ".csv" else f"_{path.suffix.lstrip('.')}"
+    return path.with_name(f"{path.stem}{tag}_summary.json")
+
+
 def _is_export_file(path: Path) -> bool:
     """An existing file an earlier export wrote (so that re-exporting may replace it)."""
     try:
@@ -61,7 +71,7 @@ def check_export_target(path, inputs=None, field: str = "path", export_file: boo
     (one with a result.json), never over a file that is not an earlier export (export_file=False:
     `path` is another kind of output, e.g. an animation: no summary, only the first two rules)."""
     path = Path(path)
-    targets = [path, path.with_name(path.stem + "_summary.json")] if export_file else [path]
+    targets = [path, summary_path(path)] if export_file else [path]
     for target in targets:
         try:
             if inputs is not None and Path(inputs).is_dir():
@@ -98,16 +108,18 @@ def export(result, fmt: str = "full", path: str | Path | None = None, rate_hz: f
     if path.suffix != export_suffix(fmt):  # read_export tells the formats by suffix
         raise InputError(f"a {fmt} export needs a {export_suffix(fmt)} file name", file=str(path),
                          allowed=[export_suffix(fmt)])
+    if path.name.endswith("_summary.json"):  # an amp clip so named would replace another export's summary
+        raise InputError("an export's file name may not end in _summary.json (the summaries' names)",
+                         file=str(path), allowed="another file name, e.g. motion.json")
     check_export_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "motors":
         writer(result, path, rate_hz, cycles, degrees=degrees)
     else:
         writer(result, path, rate_hz, cycles)
-    summary_path = path.with_name(path.stem + "_summary.json")
     summary = export_summary(result, rate_hz, cycles, {"export": path})
-    atomic_write_text(summary_path, json.dumps(summary, indent=2, default=str))
-    return {"export": path, "summary": summary_path}
+    atomic_write_text(summary_path(path), json.dumps(summary, indent=2, default=str))
+    return {"export": path, "summary": summary_path(path)}
 
 
 def read_export(path: str | Path) -> tuple[dict, dict]:
