@@ -14,7 +14,7 @@ from matplotlib import animation as mpl_animation
 
 from . import quantities as Q
 from .errors import InputError
-from .plot import new_figure
+from .plot import draw_ground_3d, new_figure
 from .terrain_io import surface_of
 
 VIEWS = ("auto", "sagittal", "3d")
@@ -81,12 +81,11 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
         lines = [ax.plot([], [], [], color="#2d3748", lw=2)[0] for _ in segs]
         forces = [ax.plot([], [], [], color="#e53e3e", lw=1.2)[0] for _ in robot.contacts]
         com, = ax.plot([], [], [], "o", color="k", ms=4)
-        xx, yy = np.meshgrid(np.linspace(lo[0] - 0.1, hi[0] + 0.1, 60),
-                             np.linspace(min(lo[1], -0.1) - 0.1, max(hi[1], 0.1) + 0.1, 20))
-        ax.plot_surface(xx, yy, surface.exact_height(xx, yy), color="#d6bcfa", alpha=0.25)
-        span = np.maximum(np.array([hi[0] - lo[0] + 0.2, yy.max() - yy.min(), height + 0.05]), 1e-3)
+        y_range = (min(lo[1], -0.1) - 0.1, max(hi[1], 0.1) + 0.1)
+        draw_ground_3d(ax, surface, (lo[0] - 0.1, hi[0] + 0.1), y_range)
+        span = np.maximum(np.array([hi[0] - lo[0] + 0.2, y_range[1] - y_range[0], height + 0.05]), 1e-3)
         ax.set_xlim(lo[0] - 0.1, hi[0] + 0.1)
-        ax.set_ylim(yy.min(), yy.max())
+        ax.set_ylim(*y_range)
         ax.set_zlim(min(lo[2], 0.0), lo[2] + span[2])
         ax.set_box_aspect(span / span.max())
         ax.set_xlabel("x [m]")

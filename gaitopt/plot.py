@@ -298,6 +298,32 @@ def stick_figures(result, n: int = 8) -> Figure:
     return fig
 
 
+def ground_mesh(surface, x_range: tuple, y_range: tuple) -> tuple:
+    """(xx, yy, zz) [m] of the true ground over x_range × y_range: 60 × 20 points, or for a
+    height map the range's ends and every node of the map between them (at most 120 a side),
+    so that its bumps are neither skipped nor aliased."""
+    if surface.kind != "height_map":
+        xx, yy = np.meshgrid(np.linspace(*x_range, 60), np.linspace(*y_range, 20))
+        return xx, yy, surface.exact_height(xx, yy)
+    axes = []
+    for (a, b), o, d in zip((x_range, y_range), surface.origin, surface.spacing):
+        nodes = o + d * np.arange(np.floor((a - o) / d) + 1, np.ceil((b - o) / d))
+        nodes = nodes[(nodes > a) & (nodes < b)]
+        axes.append(np.concatenate([[a], nodes[:: int(np.ceil(len(nodes) / 118)) or 1], [b]]))
+    xx, yy = np.meshgrid(*axes)
+    return xx, yy, surface.exact_height(xx, yy)
+
+
+def draw_ground_3d(ax, surface, x_range: tuple, y_range: tuple) -> None:
+    """The ground on a 3-D axis: a translucent surface, and for a height map a dark wireframe
+    through its nodes (millimetre bumps under a robot of tens of centimetres read as a flat
+    plane on the translucent surface alone)."""
+    xx, yy, zz = ground_mesh(surface, x_range, y_range)
+    ax.plot_surface(xx, yy, zz, color="#d6bcfa", alpha=0.25)
+    if surface.kind == "height_map":
+        ax.plot_wireframe(xx, yy, zz, color="#744210", lw=0.4, alpha=0.8)
+
+
 def stick_3d(result, n: int = 5) -> Figure:
     """3-D stick view (Pinocchio forward kinematics) of n instants of the cycle; contact
     points in contact filled, swinging ones open, the CoM track as a line."""
@@ -315,9 +341,8 @@ def stick_3d(result, n: int = 5) -> Figure:
     ax.plot(*com.T, color="k", lw=0.8, label="CoM")
     allp = np.vstack([pts for _, _, pts, _ in snaps] + [com])
     lo, hi = allp.min(axis=0), allp.max(axis=0)
-    xx, yy = np.meshgrid(np.linspace(lo[0] - 0.05, hi[0] + 0.05, 60),
-                         np.linspace(min(lo[1], -0.1) - 0.05, max(hi[1], 0.1) + 0.05, 20))
-    ax.plot_surface(xx, yy, surface_of(result.problem).exact_height(xx, yy), color="#d6bcfa", alpha=0.25)
+    draw_ground_3d(ax, surface_of(result.problem), (lo[0] - 0.05, hi[0] + 0.05),
+                   (min(lo[1], -0.1) - 0.05, max(hi[1], 0.1) + 0.05))
     span = np.maximum(hi - lo, 1e-3)
     ax.set_box_aspect(span / span.max())
     ax.set_xlabel("x [m]")

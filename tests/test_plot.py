@@ -135,6 +135,31 @@ def test_animation_gif(result, tmp_path):
         assert im.n_frames == int(np.ceil(result.trajectory.period * 10))
 
 
+def test_animation_draws_the_height_map(results):
+    """A height map's bumps are drawn (a wireframe through its nodes), not a flat plane: the
+    wireframe spans the map's height range and passes through the nodes under the robot."""
+    import dataclasses
+
+    from mpl_toolkits.mplot3d.art3d import Line3DCollection
+
+    res = results["quadruped"]
+    grid = 0.01 * np.random.default_rng(1).normal(size=(8, 6))
+    terrain = {"height_map": {"origin": [0.013, -0.02], "spacing": [0.05, 0.07], "heights": grid.tolist()}}
+    bumpy = dataclasses.replace(res, problem=dataclasses.replace(res.problem, terrain=terrain))
+    for r, drawn in ((res, 0), (bumpy, 1)):
+        anim = A.gait_animation(r, view="3d")
+        anim._func(0)
+        anim._draw_was_started = True  # a frame drawn by hand: no "deleted without rendering" warning
+        ax = anim._fig.axes[0]
+        wires = [c for c in ax.collections if isinstance(c, Line3DCollection)]
+        assert len(wires) == drawn
+    segs = np.concatenate(wires[0]._segments3d)
+    assert segs[:, 2].min() <= grid.min() + 1e-9 and segs[:, 2].max() >= grid.max() - 1e-9
+    x_nodes = 0.013 + 0.05 * np.arange(-4, 12)
+    x_nodes = x_nodes[(x_nodes > segs[:, 0].min()) & (x_nodes < segs[:, 0].max())]
+    assert len(x_nodes) >= 5 and all(np.isclose(segs[:, 0], x).any() for x in x_nodes)
+
+
 @pytest.mark.fast
 def test_animation_bad_input(results, tmp_path):
     res = results["biped"]
