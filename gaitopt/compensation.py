@@ -36,8 +36,10 @@ import numpy as np
 
 from .collocation import METHODS, interval_to_knots
 from .dynamics import SymbolicDynamics
+from . import quantities as Q
 from .errors import InputError
 from .schedule import active_points
+from .terrain_io import surface_of
 from .trajectory import PhaseTrajectory, Trajectory
 
 AXES = {"x": 0, "y": 1, "z": 2}
@@ -77,9 +79,11 @@ class CompensationReport:
     task error after the correction [m], the largest drift of a stance point from its planned
     position [m], the largest residual of the unactuated rows after re-solving the forces
     [N or N·m] (non-zero where no contact can supply it, e.g. in flight), the largest tangential
-    / normal force ratio of a foot in contact (≤ μ inside the cone), the largest |Δq| of an
-    actuated joint [rad or m], and how far the corrected joint positions go beyond the robot's
-    joint limits (0 when inside) [rad or m]."""
+    / normal force ratio |f_t|/f_n of a force the plan's cone holds, the largest |Δq| of an
+    actuated joint [rad or m], how far the corrected joint positions go beyond the robot's
+    joint limits (0 when inside) [rad or m], and the largest share of the friction the plan's
+    own cone allows (friction_use, `quantities.friction_use`: > 1 outside it) about the
+    surface's normal at the foothold."""
 
     point: str
     axis: str
@@ -91,6 +95,7 @@ class CompensationReport:
     max_joint_change: float
     limit_excess: float = 0.0
     notes: list = field(default_factory=list)
+    friction_use: float = 0.0
 
     def to_dict(self) -> dict:
         return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in self.__dict__.items()}
@@ -198,15 +203,28 @@ def _forces_and_torques(robot, task, q, v, a, f_plan, active_idx) -> tuple:
     return f, full[robot.actuated_index], float(np.abs(full[un]).max()) if len(un) else 0.0
 
 
-def _friction_ratio(robot, f, active_idx, normal) -> float:
-    """Largest tangential/normal force ratio over the feet in contact (feet summed)."""
-    worst = 0.0
-    for foot in {robot.contacts[ci].foot for ci in active_idx}:
-        F = sum(f[ci] for ci in active_idx if robot.contacts[ci].foot == foot)
-        fn = float(F @ normal)
-        ft = float(np.linalg.norm(F - fn * normal))
-        worst = max(worst, ft / fn if fn > 1e-9 else (np.inf if ft > 1e-9 else 0.0))
-    return worst
+@dataclass(frozen=True)
+class _Cone:
+    """The plan's friction cone: the terrain surface, μ, pyramid | cone, sagittal robot."""
+
+    surface: object
+    mu: float
+    kind: str
+    sagittal: bool
+
+    def worst(self, robot, task, q, f, active_idx) -> tuple:
+        """(largest |f_t|/f_n, largest share of the allowed friction) over the force groups
+        the plan's cone holds (`constraints.contact.foot_forces`: each foot's points summed in
+        the sagittal plane, each point in 3-D), about the surface's normal at the foothold."""
+        pos = np.asarray(task.contacts(q)[0]).reshape(-1, 3)
+        groups: dict = {}
+        for ci in active_idx:
+            groups.setdefault(robot.contacts[ci].foot if self.sagittal else ci, []).append(ci)
+        pts = np.array([pos[g[0]] for g in groups.values()])
+        F = np.array([sum(f[ci] for ci in g) for g in groups.values()])
+        ratio = Q.friction_use(self.surface, pts, F, 1.0, "cone")
+        use = Q.friction_use(self.surface, pts, F, self.mu, self.kind, self.sagittal)
+        return float(ratio.max()), float(use.max())
 
 
 class _Corrector:
@@ -252,16 +270,17 @@ class _Tally:
     """Worst figures over the points of a trajectory (see CompensationReport)."""
 
     def __init__(self):
-        self.drift = self.residual = self.friction = self.task_error = 0.0
+        self.drift = self.residual = self.friction = self.friction_use = self.task_error = 0.0
 
-    def point(self, robot, task, corrector, q_new, q_old, f, residual, normal, knot: bool) -> None:
+    def point(self, robot, task, corrector, q_new, q_old, f, residual, cone: _Cone, knot: bool) -> None:
         rows = corrector.rows
         if rows and knot:  # (trapezoidal midpoints are knot means: their drift is second order)
             c_new = np.asarray(task.contacts(q_new)[0]).ravel()[rows]
             c_old = np.asarray(task.contacts(q_old)[0]).ravel()[rows]
             self.drift = max(self.drift, float(np.abs(c_new - c_old).max()))
         if rows:
-            self.friction = max(self.friction, _friction_ratio(robot, f, corrector.active_idx, normal))
+            ratio, use = cone.worst(robot, task, q_new, f, corrector.active_idx)
+            self.friction, self.friction_use = max(self.friction, ratio), max(self.friction_use, use)
         self.residual = max(self.residual, residual)
 
 
@@ -280,7 +299,7 @@ def _states(corr, times, h, q_plan, v_plan) -> tuple:
     return q, np.array(v), np.array([x[2] for x in d])
 
 
-def _dynamics(robot, task, corr, tally, new, old, normal, knot: bool = True) -> tuple:
+def _dynamics(robot, task, corr, tally, new, old, cone, knot: bool = True) -> tuple:
     """Forces (n, nc, 3) and torques (n, nu) at n points: the plan's plus the change of the
     re-solved inverse dynamics (`_forces_and_torques`) from the old state to the new one, so a
     zero correction returns the plan exactly. new, old: (q, v, a) (n, nv) each; the plan's
@@ -290,13 +309,13 @@ def _dynamics(robot, task, corr, tally, new, old, normal, knot: bool = True) -> 
         f_old, tau_old = old[3][i], old[4][i]
         f1, t1, res = _forces_and_torques(robot, task, new[0][i], new[1][i], new[2][i], f_old, corr.active_idx)
         f0, t0, _ = _forces_and_torques(robot, task, old[0][i], old[1][i], old[2][i], f_old, corr.active_idx)
-        tally.point(robot, task, corr, new[0][i], old[0][i], f1, res, normal, knot)
+        tally.point(robot, task, corr, new[0][i], old[0][i], f1, res, cone, knot)
         fs.append(f_old + (f1 - f0))
         taus.append(tau_old + (t1 - t0))
     return np.array(fs), np.array(taus)
 
 
-def _corrected_phase(robot, task, traj, p: PhaseTrajectory, correction, tally, normal,
+def _corrected_phase(robot, task, traj, p: PhaseTrajectory, correction, tally, cone,
                      hold_attitude: bool) -> PhaseTrajectory:
     """One phase with the correction applied (see the module docstring)."""
     corr = _Corrector(robot, task, traj, p, correction, hold_attitude)
@@ -312,20 +331,20 @@ def _corrected_phase(robot, task, traj, p: PhaseTrajectory, correction, tally, n
         qm = pm["q"] + 0.5 * ((q - p.q)[:-1] + (q - p.q)[1:])
         vm = pm["v"] + 0.5 * ((v - p.v)[:-1] + (v - p.v)[1:])
         fm, _ = _dynamics(robot, task, corr, tally, (qm, vm, a_int), (pm["q"], pm["v"], pm["a"], pm["f"], pm["tau"]),
-                          normal, knot=False)
-        _, tau = _dynamics(robot, task, corr, tally, (q, v, a), (p.q, p.v, p.a, p.f, p.tau), normal)
+                          cone, knot=False)
+        _, tau = _dynamics(robot, task, corr, tally, (q, v, a), (p.q, p.v, p.a, p.f, p.tau), cone)
         f = p.f + interval_to_knots(fm - pm["f"])
         mid = {"q": qm, "v": vm, "a": a_int, "tau": 0.5 * (tau[:-1] + tau[1:]), "f": fm}
     else:
         a = p.a + da
-        f, tau = _dynamics(robot, task, corr, tally, (q, v, a), (p.q, p.v, p.a, p.f, p.tau), normal)
+        f, tau = _dynamics(robot, task, corr, tally, (q, v, a), (p.q, p.v, p.a, p.f, p.tau), cone)
         mid = None
         if p.mid is not None:
             tm = 0.5 * (p.t[:-1] + p.t[1:])
             qm, vm, dam = _states(corr, tm, h, p.mid["q"], p.mid["v"])
             am = p.mid["a"] + dam
             fm, taum = _dynamics(robot, task, corr, tally, (qm, vm, am),
-                                 tuple(p.mid[k] for k in ("q", "v", "a", "f", "tau")), normal)
+                                 tuple(p.mid[k] for k in ("q", "v", "a", "f", "tau")), cone)
             mid = {"q": qm, "v": vm, "a": am, "tau": taum, "f": fm}
     tally.task_error = max(tally.task_error, max(corr.errors))
     return PhaseTrajectory(p.name, p.t.copy(), q, v, a, tau, f, dict(p.modes), mid)
@@ -356,12 +375,12 @@ def compensate(result, correction: Correction, point: str = "com", axis: str = "
     largest = correction.largest(traj.period)
     if not np.isfinite(largest) or largest > MAX_OFFSET:
         raise InputError(f"|Δp| up to {largest:.4g} m", field="correction", allowed=f"finite, at most {MAX_OFFSET} m")
-    from .constraints.base import Terrain  # why: the terrain normal of the friction check only
-    normal = Terrain(float(result.problem.slope)).normal
+    cons = result.problem.constraints
+    cone = _Cone(surface_of(result.problem), float(cons.friction), cons.cone, robot.base == "sagittal")
     tally = _Tally()
     if torques not in TORQUES:
         raise InputError(f"unknown choice {torques!r}", field="torques", allowed=TORQUES)
-    phases = tuple(_corrected_phase(robot, task, traj, p, correction, tally, normal, hold_attitude)
+    phases = tuple(_corrected_phase(robot, task, traj, p, correction, tally, cone, hold_attitude)
                    for p in traj.phases)
     if torques == "plan":
         phases = tuple(_with_plan_torques(n, o) for n, o in zip(phases, traj.phases))
@@ -371,7 +390,10 @@ def compensate(result, correction: Correction, point: str = "com", axis: str = "
     lo, hi = (np.asarray(x, float)[joints] for x in (robot.model.lowerPositionLimit, robot.model.upperPositionLimit))
     excess = max(float(np.maximum(np.maximum(p.q[:, joints] - hi, lo - p.q[:, joints]), 0.0).max()) for p in phases)
     report = CompensationReport(point, axis, largest, tally.task_error, tally.drift, tally.residual,
-                                tally.friction, change, excess)
+                                tally.friction, change, excess, friction_use=tally.friction_use)
+    if tally.friction_use > 1 + 1e-6:
+        report.notes.append(f"the forces leave the plan's friction {cons.cone} (μ {cons.friction:g}) by up to "
+                            f"{100 * (tally.friction_use - 1):.3g} % of the allowed: friction_use")
     if excess > 0:
         report.notes.append(f"joint positions beyond the robot's limits by up to {excess:.3g}: limit_excess")
     if tally.residual > 1e-6:

@@ -207,3 +207,26 @@ def surface_friction_ratio(surface, points, forces) -> np.ndarray:
     ft = np.linalg.norm(forces - fn[..., None] * n, axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(fn > 1e-9, ft / np.where(fn > 1e-9, fn, 1.0), np.nan)
+
+
+def friction_use(surface, points, forces, mu: float, cone: str = "pyramid", sagittal: bool = False) -> np.ndarray:
+    """Share [-] of the friction the plan's cone allows, for world forces (..., 3) at contact
+    points (..., 3) [m] on a `gaitopt.terrain` surface, in the terrain frame at each point's
+    (x, y) (normal n, t1 ⟂ n in the x–z plane, t2 = n × t1: `Terrain.frame_at`). As
+    `constraints.contact.friction_rows` bounds it: cone |f_t| ≤ μ f_n; pyramid (3-D) |f_t1|,
+    |f_t2| ≤ μ/√2 · f_n; sagittal |f_t1| ≤ μ f_n. 1 is the cone's edge; 0 where no force,
+    inf for a tangential force without a normal one."""
+    forces = np.asarray(forces, float)
+    points = np.asarray(points, float)
+    n = surface.normal(points[..., 0], points[..., 1])
+    t1 = np.stack([n[..., 2], 0.0 * n[..., 0], -n[..., 0]], axis=-1) / np.hypot(n[..., 0], n[..., 2])[..., None]
+    f1, f2 = (forces * t1).sum(axis=-1), (forces * np.cross(n, t1)).sum(axis=-1)
+    fn = (forces * n).sum(axis=-1)
+    if sagittal:
+        ft, cap = np.abs(f1), mu
+    elif cone == "cone":
+        ft, cap = np.hypot(f1, f2), mu
+    else:
+        ft, cap = np.maximum(np.abs(f1), np.abs(f2)), mu / np.sqrt(2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(fn > 1e-9, ft / (cap * np.where(fn > 1e-9, fn, 1.0)), np.where(ft > 1e-9, np.inf, 0.0))

@@ -196,3 +196,57 @@ def test_hermite_simpson_midpoints_are_corrected_too():
             feet = (_point_positions(model, data, robot, new.mid["q"][k])
                     - _point_positions(model, data, robot, old.mid["q"][k]))
             assert np.abs(feet[stance][:, [0, 2]]).max() < 1e-9
+
+
+@pytest.mark.fast
+def test_friction_use_is_the_plans_cone_about_the_local_normal():
+    """friction_use judges a force as constraints.contact.friction_rows does, in the terrain
+    frame at the foothold: the pyramid's corner (|f_t1| = |f_t2| = μ/√2 · f_n) and the cone's
+    rim are 1; a tangential force μ f_n along t1 is √2 of the 3-D pyramid and 1 of the cone
+    and of the sagittal bound; on a height map the frame is the surface's, not the plane's."""
+    from gaitopt.quantities import friction_use
+    from gaitopt.terrain import HeightMap
+
+    grid = np.array([[0.0, 0.02], [0.03, -0.01], [0.01, 0.0]])
+    surface = HeightMap((0.0, 0.0), (0.1, 0.1), tuple(map(tuple, grid)))
+    p = np.array([0.137, 0.05, 0.0])
+    n = surface.normal(p[0], p[1])
+    assert abs(n[0]) > 0.05  # a tilted foothold: the plane's normal would judge it wrongly
+    t1 = np.array([n[2], 0.0, -n[0]]) / np.hypot(n[0], n[2])
+    t2 = np.cross(n, t1)
+    mu, fn = 0.7, 40.0
+    corner = fn * n + mu / np.sqrt(2) * fn * (t1 - t2)
+    along = fn * n + mu * fn * t1
+    assert friction_use(surface, p, corner, mu, "pyramid") == pytest.approx(1.0, rel=1e-12)
+    assert friction_use(surface, p, corner, mu, "cone") == pytest.approx(1.0, rel=1e-12)
+    assert friction_use(surface, p, along, mu, "pyramid") == pytest.approx(np.sqrt(2), rel=1e-12)
+    assert friction_use(surface, p, along, mu, "cone") == pytest.approx(1.0, rel=1e-12)
+    assert friction_use(surface, p, along, mu, "pyramid", sagittal=True) == pytest.approx(1.0, rel=1e-12)
+    assert friction_use(surface, p, 5.0 * t1, mu) == np.inf and friction_use(surface, p, 0.0 * t1, mu) == 0.0
+    # about the world z axis the same force reads differently (the old check's error)
+    plane_ratio = np.hypot(along[0], along[1]) / along[2]
+    assert abs(plane_ratio / mu - 1.0) > 0.05
+
+
+def test_compensation_reports_friction_use_of_the_plans_cone(static_walk, tmp_path):
+    """The plan itself (Δp = 0) is inside its own cone (use ≤ 1 to the solver's tolerance);
+    μ scaled down so that the same forces need 1.5 of it: the use is 1.5, the report has a
+    note and the CLI prints it, exit 0."""
+    from dataclasses import replace
+
+    _, report = compensate(static_walk, Correction(), "com", "x")
+    assert 0.1 < report.friction_use <= 1.0 + 1e-6
+    cons = static_walk.problem.constraints
+    scale = report.friction_use / 1.5
+    low_mu = replace(static_walk, problem=replace(static_walk.problem,
+                                                  constraints=replace(cons, friction=cons.friction * scale)))
+    _, low = compensate(low_mu, Correction(), "com", "x")
+    assert low.friction_use == pytest.approx(1.5, rel=1e-9)
+    assert low.friction_ratio == pytest.approx(report.friction_ratio, rel=1e-12)
+    assert not report.notes and any("friction_use" in note for note in low.notes)
+    src = tmp_path / "plan"
+    save(low_mu, src)
+    proc = _cli("compensate", src, "--offset", "0", "-o", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert "150 % of the plan's friction pyramid" in proc.stdout
+    assert "note: the forces leave the plan's friction pyramid" in proc.stdout
