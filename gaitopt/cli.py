@@ -26,7 +26,7 @@ from .cli_common import (EXIT_BAD_INPUT, EXIT_CANNOT_VERIFY, EXIT_FAILED, EXIT_I
                          _positive, _refuse_input_overwrite, _writing)
 from .cli_compensate import add_compensate_command
 from .cli_output import _cmd_animate, _cmd_export, _cmd_plot
-from .codesign import optimal_gears, optimal_limb_ratio, write_designed
+from .codesign import optimal_gears, optimal_limb_ratio
 from .errors import InputError
 from .export import save
 from .problem import load_problem
@@ -90,7 +90,7 @@ def _cmd_solve(args) -> int:
         print("optimal gear ratios: " + ", ".join(f"{k} {v:.4g}" for k, v in optimal_gears(result).items()))
     if problem.limb_lengths is not None and result.success:
         print(f"optimal thigh/shank ratio {optimal_limb_ratio(result):.4g}; robot with these legs: "
-              f"{write_designed(result, Path(args.output) / 'robot')}")
+              f"{Path(args.output) / 'robot' / result.robot.name}")
     print(f"wrote {paths['trajectory']} and {paths['result']}")
     if not result.success:
         print(f"gaitopt: solve failed: {result.status}: {result.message}", file=sys.stderr)

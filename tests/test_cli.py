@@ -26,7 +26,7 @@ HEADER_KEYS = ["format", "robot", "urdf", "base", "locked", "contacts", "frictio
                # format 2 (2026-11-24): the model the optimiser used (tests/test_export_selfcontained.py)
                "gravity", "base_joints", "coordinates", "actuated", "passive", "armature", "actuators",
                "torque_bounds", "joint_limits", "limits", "feet", "terrain", "touchdown", "phases", "collocation",
-               "equations_of_motion", "cycle_transform"]
+               "equations_of_motion", "cycle_transform", "design"]
 RESULT_KEYS = ["success", "status", "message", "cost", "cost_terms", "iterations", "solve_time_s", "setup_time_s",
                "function_eval_time_s", "nlp", "robot", "stride", "period", "speed", "max_violation", "violations",
                "problem", "versions", "returned_iteration", "ipopt_options"]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import gaitopt as go
@@ -94,3 +95,28 @@ def test_bad_design_at_transcription(design, match):
 def test_bad_design_section(design, match):
     with pytest.raises(InputError, match=match):
         _problem(design)
+
+
+def test_saved_codesign_header_and_reload_carry_the_designed_gears(designed, tmp_path):
+    """trajectory.csv's header of a gear co-design records the optimal gear (design.gear_ratio,
+    and every designed joint's actuator and armature G²·J_rotor), plain Pinocchio rebuilt from
+    it meets the equations of motion, and load_result gives back a robot with that gear (it
+    gave the shipped one, so exports and compensate of a reloaded result used the wrong gears)."""
+    from gaitopt.export import load_result, save
+    from test_export_selfcontained import EOM_TOL, eom_residuals
+
+    _, result = designed
+    G = codesign.optimal_gears(result)["all"]
+    shipped = go.load_robot("biped7").actuators["left_knee"].gear_ratio
+    assert abs(G / shipped - 1) > 1e-3  # the design moved the gear: the checks below can fail
+    save(result, tmp_path)
+    meta, res = eom_residuals(tmp_path / "trajectory.csv")
+    assert meta["design"] == {"gear_ratio": {"all": pytest.approx(G, rel=1e-12)}}
+    for j in JOINTS:
+        a = meta["actuators"][j]
+        assert a["gear_ratio"] == pytest.approx(G, rel=1e-12)
+        assert meta["armature"][j] == pytest.approx(G ** 2 * a["rotor_inertia"], rel=1e-9)
+    assert max(r[2] for r in res if not r[4]) < EOM_TOL
+    back = load_result(tmp_path)
+    assert all(back.robot.actuators[j].gear_ratio == pytest.approx(G, rel=1e-12) for j in JOINTS)
+    np.testing.assert_allclose(back.robot.model.armature, result.robot.model.armature, rtol=1e-12)

@@ -89,6 +89,7 @@ def eom_residuals(path, with_armature=True):
     of the equations of motion relative to the row's largest generalised force, the largest
     |residual| [N·m or N], whether the phase is a mirror image (header phases' mirror_of))."""
     meta, rows = read_csv(path)
+    meta["urdf"] = str(Path(path).parent / meta["urdf"])  # absolute, or relative to the file's folder
     model, index = build_model(meta, with_armature)
     data = model.createData()
     mirrored = {p["name"] for p in meta["phases"] if p["mirror_of"]}

@@ -237,3 +237,31 @@ def test_codesign_without_warm_start_starts_from_the_best_fixed_ratio(solo12):
     lo, hi = problem.limb_lengths.ratio_bounds
     assert lo - 1e-6 <= codesign.optimal_limb_ratio(best) <= hi + 1e-6
     assert best.cost <= shipped.cost * (1 + 1e-6), (best.cost, shipped.cost)
+
+
+def test_codesign_header_names_the_designed_robot(solo12, codesigned, tmp_path):
+    """trajectory.csv of a limb-length co-design names the URDF with the designed legs (written
+    by `save` inside the result directory, relative path) and the design; plain Pinocchio
+    rebuilt from that header and URDF (tests/test_export_selfcontained.py's outside-user code)
+    meets the equations of motion at the collocation rows to 1e-8 relative. It named the
+    shipped URDF, whose legs miss them by far. The same holds for a reloaded result re-saved
+    elsewhere (what compensate does)."""
+    from gaitopt.export import load_result, save
+    from test_export_selfcontained import EOM_TOL, eom_residuals, read_csv
+
+    _, best, _ = codesigned
+    ratio = codesign.optimal_limb_ratio(best)
+    for out in (tmp_path / "a", tmp_path / "b"):
+        save(best if out.name == "a" else load_result(tmp_path / "a"), out)
+        assert read_csv(out / "trajectory.csv")[0]["urdf"] == "robot/solo12/solo12.urdf"
+        meta, res = eom_residuals(out / "trajectory.csv")
+        design = meta["design"]["limb_lengths"]
+        assert design["thigh_shank_ratio"] == pytest.approx(ratio, rel=1e-9) and set(design["legs"]) == set(FEET)
+        worst = max(r[2] for r in res if not r[4])
+        print(f"\n{out.name}: worst relative EoM residual {worst:.1e}")
+        assert worst < EOM_TOL
+    shipped = tmp_path / "shipped.csv"  # the shipped legs' URDF named instead: the check can fail
+    lines = (tmp_path / "b" / "trajectory.csv").read_text().splitlines(keepends=True)
+    shipped.write_text("".join(f"# urdf: {solo12.urdf}\n" if ln.startswith("# urdf:") else ln for ln in lines))
+    assert max(r[2] for r in eom_residuals(shipped)[1] if not r[4]) > 1e3 * EOM_TOL
+

@@ -109,6 +109,26 @@ def model_header(result) -> dict:
     }
 
 
+def design_record(result) -> dict | None:
+    """The header's `design` (appended 2026-11-24): what a co-design chose, None without one.
+    gear_ratio: design group → its gear ratio [-] (the `actuators` entries carry it too);
+    limb_lengths: legs (feet) → thigh and shank length [m] and the thigh/shank ratio [-] of the
+    robot whose URDF `urdf` names (a co-design's own, written under the result directory)."""
+    from ..constraints.design import designed_legs  # why: co-design only
+    problem, robot = result.problem, result.robot
+    if not problem.design and problem.limb_lengths is None:
+        return None
+    out = {}
+    if problem.design:
+        out["gear_ratio"] = {d.name: float(robot.actuators[d.joints[0]].gear_ratio) for d in problem.design}
+    if problem.limb_lengths is not None:
+        legs = designed_legs(problem, robot)
+        out["limb_lengths"] = {"thigh_shank_ratio": float(legs[0].ratio),
+                               "legs": {leg.foot: {"thigh": float(leg.thigh.length), "shank": float(leg.shank.length)}
+                                        for leg in legs}}
+    return out
+
+
 def terrain_record(problem) -> dict:
     """The header's `terrain`: the plane's slope and normal, friction and cone, and (appended,
     docs/terrain.md) the base's periodic rise as a slope and the surface, from which

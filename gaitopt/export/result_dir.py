@@ -3,6 +3,8 @@
 exact interpolant), written by `save` and read back by `load_result`."""
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import warnings
 import zipfile
@@ -18,6 +20,7 @@ from ..terrain_io import periodic_slope
 from ..robot import load_robot, robot_of
 from ..trajectory import Trajectory
 from .atomic import atomic_open, atomic_write_text
+from .commented_csv import read_comments
 from .trajectory_csv import advance_from_header, header, read_trajectory_csv, split_points, write_trajectory_csv
 
 KNOTS_FILE = "knots.npz"
@@ -77,12 +80,58 @@ def save(result, outdir: str | Path) -> dict:
     and midpoint values, for `load_result`); returns their paths."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
+    result = _with_designed_urdf(result, outdir)
     return {"trajectory": write_trajectory_csv(result, outdir / "trajectory.csv"),
             "result": write_result_json(result, outdir / "result.json"),
             "knots": write_knots_npz(result, outdir / KNOTS_FILE)}
 
 
+def _with_designed_urdf(result, outdir: Path):
+    """A limb-length co-design's Result with its robot's URDF written as OUTDIR/robot/<name>
+    (`codesign.write_designed`; a reloaded one's designed folder copied), and the robot naming
+    that file: trajectory.csv's header then names the legs the gait was solved with, not the
+    shipped robot's, and `load_result` reloads them. Any other Result is returned as it is."""
+    robot = result.robot
+    if result.problem.limb_lengths is None:
+        return result
+    folder = outdir / "robot" / robot.name
+    if result.x is not None and result.layout is not None:
+        from ..codesign import write_designed  # why: the solve stack, co-design results only
+        write_designed(result, outdir / "robot")
+    elif Path(robot.folder).resolve() != folder.resolve() and (Path(robot.folder) / "robot.yaml").is_file() \
+            and Path(robot.urdf).parent.resolve() == Path(robot.folder).resolve() \
+            and Path(robot.folder).parent.name == "robot":  # a reloaded co-design's own folder
+        folder.mkdir(parents=True, exist_ok=True)
+        for f in (Path(robot.folder) / "robot.yaml", Path(robot.urdf)):
+            atomic_write_text(folder / f.name, f.read_text(encoding="utf-8"))
+    else:
+        return result
+    robot = copy.copy(robot)
+    robot.urdf = str((folder / f"{robot.name}.urdf").resolve())
+    return dataclasses.replace(result, robot=robot)
+
+
 # ------------------------------------------------------------------------ reading a result back
+
+
+def _designed_gears(csv_path: Path, problem, robot):
+    """A gear co-design's robot with the gears its trajectory.csv header records (`design`
+    gear_ratio, the designed actuators the gait was solved with); the robot as it is without a
+    design section, or without the file or the record (written before it)."""
+    if not problem.design or not csv_path.is_file():
+        return robot
+    gears = ((read_comments(csv_path)[0].get("design") or {}).get("gear_ratio")) or {}
+    acts = {}
+    for g in problem.design:
+        G = gears.get(g.name)
+        if G is None:
+            continue
+        if isinstance(G, bool) or not isinstance(G, (int, float)) or not g.bounds.min * (1 - 1e-6) <= G <= \
+                g.bounds.max * (1 + 1e-6):
+            raise InputError(f"gear ratio {str(G)[:40]!r} outside the design's [{g.bounds.min:g}, {g.bounds.max:g}]",
+                             file=str(csv_path), field=f"design.gear_ratio.{g.name}")
+        acts.update({j: robot.actuators[j].with_gear(float(G)) for j in g.joints})
+    return robot.with_actuators(acts) if acts else robot
 
 
 def _modes_by_phase(problem, robot) -> dict:
@@ -280,6 +329,7 @@ def load_result(result_dir: str | Path) -> Result:
             else robot_of(problem)
     except InputError as err:
         raise (InputError(str(err), file=str(rj)) if err.file is None else err) from None
+    robot = _designed_gears(d / "trajectory.csv", problem, robot)
     traj = _read_trajectory(d, problem, robot, info)
     return Result(bool(info["success"]), str(info["status"]), str(info["message"]), info["cost"],
                   dict(info["cost_terms"]), _stats(info), traj, problem, robot, {}, None,

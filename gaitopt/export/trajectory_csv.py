@@ -20,7 +20,7 @@ from ..trajectory import Trajectory
 from ..version import __version__
 from .atomic import atomic_open
 from .commented_csv import read_commented_csv, write_comments
-from .model_header import collocation_rows, model_header
+from .model_header import collocation_rows, design_record, model_header
 
 CSV_FORMAT_VERSION = 2
 READABLE_VERSIONS = (1, 2)  # format 1: knot rows only, no model keys in the header
@@ -50,6 +50,8 @@ def header(result) -> dict:
         **model_header(result),
         # appended 2026-11-24: the cycle's planar transform, to chain cycles (docs/formats.md)
         "cycle_transform": cycle_transform(traj),
+        # appended 2026-11-24: the co-designed gears and legs (None without a design section)
+        "design": design_record(result),
     }
 
 
@@ -57,7 +59,7 @@ def header(result) -> dict:
 # motor table and the export summary also carry
 MODEL_KEYS = ("urdf", "base", "locked", "contacts", "friction", "slope_rad", "gravity", "base_joints",
               "coordinates", "actuated", "passive", "armature", "actuators", "torque_bounds", "joint_limits",
-              "limits", "feet", "terrain", "touchdown", "phases", "collocation", "equations_of_motion")
+              "limits", "feet", "terrain", "touchdown", "phases", "collocation", "equations_of_motion", "design")
 
 
 def model_record(result) -> dict:
@@ -112,8 +114,12 @@ def write_trajectory_csv(result, path: str | Path) -> Path:
     then the next cycle's first knot."""
     path = Path(path)
     traj = result.trajectory
+    meta = header(result)
+    urdf, folder = Path(meta["urdf"]), path.parent.resolve()
+    if urdf.is_relative_to(folder):  # a co-designed robot written inside the result directory
+        meta["urdf"] = urdf.relative_to(folder).as_posix()
     with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
-        write_comments(fh, header(result))
+        write_comments(fh, meta)
         w = csv.writer(fh)
         w.writerow(columns(traj))
         for t, phase, point, q, v, a, tau, f in collocation_rows(traj):
