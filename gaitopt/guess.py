@@ -135,6 +135,29 @@ class NominalGait:
                     runs.append((start, end))
                 i += 1
             self.runs[foot] = sorted(runs)
+        if getattr(self.surface, "kind", "") == "steps":
+            for foot in robot.feet:
+                rows = [i for i, c in enumerate(robot.contacts) if c.foot == foot]
+                self.stand_points[rows, 0] += self._tread_shift(rows, self.runs[foot])
+
+    def _tread_shift(self, rows, runs) -> float:
+        """The smallest shift [m] along x of a foot's footholds (its points `rows`, at mid stance
+        of each of its stance `runs`) that puts every one on a tread: the smoothed step's slope and
+        the clearance envelope's at most half the FOOTHOLD_GRADE the problem imposes there. A
+        stance placed on a smoothed riser (a foot spacing that is a multiple of the run plus
+        about an edge) kept IPOPT from ever meeting foothold_grade; 0 when none fits in ±run."""
+        from .constraints.contact import FOOTHOLD_GRADE  # why: the bound the guess keeps clear of
+        xs = np.array([self.stand_points[i, 0] + self.base_x(0.5 * (a + b)) for a, b in runs for i in rows])
+        if not len(xs):
+            return 0.0
+        gaps = np.diff(np.asarray(self.surface.edges, float))
+        reach = float(gaps.max()) if len(gaps) else 0.3
+        shifts = np.linspace(-reach, reach, 2 * int(np.ceil(reach / 1e-3)) + 1)
+        shifts = shifts[np.argsort(np.abs(shifts), kind="stable")]
+        x = xs[None, :] + shifts[:, None]
+        slope = np.maximum(np.abs(self.surface.gradient(x, 0.0 * x)[0]), np.abs(self.surface.envelope_slope(x)))
+        ok = np.all(slope <= 0.5 * FOOTHOLD_GRADE, axis=1)
+        return float(shifts[ok.argmax()]) if ok.any() else 0.0
 
     def base_x(self, t):
         return self.speed * t

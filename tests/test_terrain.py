@@ -162,6 +162,32 @@ def test_stair_footholds_on_the_surface_from_the_exported_file(tmp_path):
     assert np.isfinite(rise).all()
 
 
+def test_anymal_trot_up_a_stair_whose_run_is_the_stride():
+    """ANYmal C trotting up a stair with run = stride (0.2 m, rise 0.04 m): its diagonal feet
+    are 0.715 m apart, so the standing posture put footholds on the smoothed risers and IPOPT
+    reported the problem infeasible (foothold_grade violated by 0.27); the guess now shifts each
+    foot onto a tread and the solve succeeds, every foothold within the grade bound."""
+    from gaitopt.constraints.contact import FOOTHOLD_GRADE
+    from gaitopt.guess import NominalGait
+    from gaitopt.schedule import Schedule
+
+    phases = [{"name": n, "contacts": dict(zip(["LF", "RF", "LH", "RH"], m)), "knots": 6, "duration": 0.27}
+              for n, m in (("a", ["stance", "swing", "swing", "stance"]), ("b", ["swing", "stance", "stance", "swing"]))]
+    problem = _quiet(problem_from_dict({
+        "robot": "anymal_c", "gait": {"cycle": "full", "phases": phases}, "stride": 0.2,
+        "terrain": {"stairs": {"rise": 0.04, "run": 0.2, "count": 12, "start_x": -1.0}},
+        "constraints": {"friction": {"mu": 0.7, "cone": "pyramid"}, "clearance": 0.08, "touchdown": "soft"},
+        "cost": "joule_loss", "solver": {"max_iter": 300}}, "anymal_stairs.yaml"))
+    robot = go.load_robot("anymal_c")
+    nominal = NominalGait(robot, problem, Schedule(robot, problem))
+    for foot, runs in nominal.runs.items():
+        for a, b in runs:
+            x = nominal.targets(0.5 * (a + b))[[i for i, c in enumerate(robot.contacts) if c.foot == foot], 0]
+            assert np.abs(nominal.surface.gradient(x, 0.0 * x)[0]).max() <= 0.5 * FOOTHOLD_GRADE, (foot, x)
+    result = go.solve(problem, robot=robot)
+    assert result.success, (result.status, result.max_violation)
+
+
 @pytest.mark.parametrize("name", ["stair", "height_map"])
 def test_mujoco_ground_matches_the_surface(name):
     """A ray cast down onto MuJoCo's ground hits the surface's height (boxes: the true steps;
