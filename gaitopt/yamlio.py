@@ -23,6 +23,9 @@ _NUMBER_LIKE = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 # YAML 1.1 (PyYAML) reads 1e-3 (an exponent without a dot) as a string: numbers take it as meant
 EXPONENT_ONLY = re.compile(r"^[-+]?\d+[eE][-+]?\d+$")
 _YAML11_BOOLS = "YAML reads yes/no/on/off/true/false as booleans"
+# libyaml's safe loader when PyYAML was built with it: the same YAML 1.1 rules and types as
+# yaml.SafeLoader, about ten times faster (a solo12 solve read its two files in 28 ms)
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def check_size(data: Any, file: str, field: str | None = None) -> None:
@@ -53,7 +56,7 @@ def parse_yaml_text(text: str, file: str, field: str | None = None) -> Any:
         raise InputError(f"too long: {len(text)} characters", file=file, field=field,
                          allowed=f"at most {MAX_TEXT} characters")
     try:
-        value = yaml.safe_load(text)
+        value = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as err:
         what = getattr(err, "problem", None) or str(err).split("\n")[0]
         raise InputError(f"not valid YAML ({what}): {short(text)}", file=file, field=field,
@@ -93,7 +96,7 @@ def load_yaml(path: str | Path) -> dict:
         raise InputError(f"not UTF-8 text (byte 0x{raw[err.start]:02x} at offset {err.start})", file=file,
                          allowed="UTF-8 text") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         what = getattr(err, "problem", None) or str(err).split("\n")[0]
