@@ -6,6 +6,13 @@
     print(result.success, result.cost, result.stats["iterations"])
 """
 import importlib
+import os
+
+# One OpenBLAS thread, set before numpy loads (a process that imported numpy first keeps its
+# own): gaitopt's numpy work is small matrices (the guess's leg IK, 10-30 columns), where the
+# thread pool only spins after each call: a solo12 solve spent 0.1 s more CPU for the same wall
+# time (docs/speed.md, "Whole process"). A value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from .errors import InputError
 from .robot import Robot, load_robot, available_robots
