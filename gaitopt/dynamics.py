@@ -289,8 +289,8 @@ class SymbolicDynamics:
         """M(q) dv − Σ J_cᵀ f_c (nv,) as an expression: the gravity-free, velocity-free RNEA at
         acceleration dv; forces as in rnea_expr (world-frame, (3·nc,), or None). Equal to
         mass_matrix(q) @ dv − contact_jacobian(q)ᵀ f in one RNEA pass instead of the two
-        matrices, whose graph (solo12: 7 400 nodes in its impact rows, 1 300 now) made the
-        rows' derivatives slow to build and to evaluate (docs/speed.md)."""
+        matrices (solo12's junction rows: 7 400 graph nodes with the matrices, 2 800 with this;
+        docs/speed.md, "Whole process, second pass")."""
         return self.rnea_expr(q, ca.SX.zeros(self.nv), dv, forces, gravity=False)
 
     @cached_property
