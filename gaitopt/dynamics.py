@@ -285,6 +285,14 @@ class SymbolicDynamics:
         tau = self.rnea_expr(q, ca.SX.zeros(self.nv), a, gravity=False)
         return self._fn("mass_matrix", [q], [ca.jacobian(tau, a)], ["q"], ["M"])
 
+    def mass_times(self, q, dv, forces=None):
+        """M(q) dv − Σ J_cᵀ f_c (nv,) as an expression: the gravity-free, velocity-free RNEA at
+        acceleration dv; forces as in rnea_expr (world-frame, (3·nc,), or None). Equal to
+        mass_matrix(q) @ dv − contact_jacobian(q)ᵀ f in one RNEA pass instead of the two
+        matrices (solo12's junction rows: 7 400 graph nodes with the matrices, 2 800 with this;
+        docs/speed.md, "Whole process, second pass")."""
+        return self.rnea_expr(q, ca.SX.zeros(self.nv), dv, forces, gravity=False)
+
     @cached_property
     def bias_forces(self) -> ca.Function:
         """(q, v) → C(q, v) + G(q) (nv,) (Pinocchio's nonLinearEffects)."""

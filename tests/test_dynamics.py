@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import zlib
 
+import casadi as ca
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -213,6 +214,18 @@ def test_mass_matrix(case):
         got = num(case.dyn.mass_matrix(q))
         close(got, M, f"mass_matrix state {k}")
         close(got, got.T, f"mass_matrix symmetry state {k}")
+
+
+def test_mass_times(case):
+    """M(q) dv − Σ J_cᵀ f_c in one RNEA pass (the impact rows) = Pinocchio's rnea(q, 0, dv, f)
+    minus its gravity rnea(q, 0, 0)."""
+    m, d, dyn = case.pmodel, case.pdata, case.dyn
+    q, dv, f = ca.SX.sym("q", m.nq), ca.SX.sym("dv", m.nv), ca.SX.sym("f", 3 * len(dyn.contacts))
+    fn = ca.Function("mass_times", [q, dv, f], [dyn.mass_times(q, dv, f)])
+    zero = np.zeros(m.nv)
+    for k, (qk, _, a, fk) in enumerate(case.states):
+        ref = pin.rnea(m, d, qk, zero, a, pin_fext(m, d, case.robot, qk, fk)) - pin.rnea(m, d, qk, zero, zero)
+        close(num(fn(qk, a, fk)), ref, f"mass_times state {k}")
 
 
 def test_bias_forces(case):
