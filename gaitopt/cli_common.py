@@ -2,6 +2,7 @@
 output paths (never a command's inputs) and the reading of a RESULT_DIR."""
 from __future__ import annotations
 
+import math
 import os
 import sys
 import warnings
@@ -37,6 +38,30 @@ def _positive(value: str, name: str, kind=float, limit=None):
         raise InputError(f"must be positive and finite, got {_one_line(value, 40)!r}", field=name, allowed=allowed)
     if limit is not None and x > limit:
         raise InputError(f"{x:g} exceeds the limit of {limit:g}", field=name, allowed=allowed)
+    return x
+
+
+def _whole(value: str, name: str, limit: int) -> int:
+    """A whole number from 0 to limit given on the command line, else InputError naming it."""
+    try:
+        x = int(str(value).strip())
+    except ValueError:
+        raise InputError(f"expected a whole number, got {str(value)[:40]!r}", field=name,
+                         allowed=f"0 … {limit}") from None
+    if not 0 <= x <= limit:
+        raise InputError(f"must be from 0 to {limit}, got {x}", field=name, allowed=f"0 … {limit}")
+    return x
+
+
+def _signed(text: str, name: str, limit: float) -> float:
+    """A finite number with |x| ≤ limit given on the command line, else InputError naming it."""
+    try:
+        x = float(str(text).strip())
+    except ValueError:
+        raise InputError(f"expected a number, got {str(text)[:40]!r}", field=name,
+                         allowed=f"|{name}| ≤ {limit:g}") from None
+    if not math.isfinite(x) or abs(x) > limit:
+        raise InputError(f"got {str(text)[:40]!r}", field=name, allowed=f"a finite number, |x| ≤ {limit:g}")
     return x
 
 

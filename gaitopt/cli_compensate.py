@@ -7,23 +7,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .cli_common import _check_output_dir, _finish, _load, _positive, _signed, _writing
 from .compensation import AXES, MAX_OFFSET, TORQUES, Correction, compensate
 from .errors import InputError
+from .export import save
 
 COMPENSATION_FILE = "compensation.json"
 MAX_SAMPLES = 100_000
-
-
-def _number(text: str, name: str, limit: float) -> float:
-    """A finite number with |x| ≤ limit, else InputError naming the option."""
-    try:
-        x = float(str(text).strip())
-    except ValueError:
-        raise InputError(f"expected a number, got {str(text)[:40]!r}", field=name,
-                         allowed=f"|{name}| ≤ {limit:g}") from None
-    if not math.isfinite(x) or abs(x) > limit:
-        raise InputError(f"got {str(text)[:40]!r}", field=name, allowed=f"a finite number, |x| ≤ {limit:g}")
-    return x
 
 
 def read_samples(path: str, period: float) -> tuple:
@@ -51,20 +41,19 @@ def read_samples(path: str, period: float) -> tuple:
 
 
 def _cmd_compensate(args) -> int:
-    from . import cli  # why: the shared loading/writing helpers; cli imports this module to register it
     if args.axis not in AXES:
         raise InputError(f"unknown axis {args.axis!r}", field="--axis", allowed=list(AXES))
     if args.torques not in TORQUES:
         raise InputError(f"unknown choice {args.torques!r}", field="--torques", allowed=list(TORQUES))
     if Path(args.output).resolve() == Path(args.result_dir).resolve():
         raise InputError("the output would overwrite the input result directory", file=args.output, field="-o")
-    cli._check_output_dir(args.output)
-    result = cli._load(args.result_dir)
+    _check_output_dir(args.output)
+    result = _load(args.result_dir)
     period = result.trajectory.period
-    correction = Correction(offset=_number(args.offset, "--offset", MAX_OFFSET),
-                            amplitude=_number(args.amplitude, "--amplitude", MAX_OFFSET),
-                            phase=math.radians(_number(args.phase_deg, "--phase-deg", 360.0)),
-                            harmonic=int(cli._positive(args.harmonic, "--harmonic", int, limit=20)),
+    correction = Correction(offset=_signed(args.offset, "--offset", MAX_OFFSET),
+                            amplitude=_signed(args.amplitude, "--amplitude", MAX_OFFSET),
+                            phase=math.radians(_signed(args.phase_deg, "--phase-deg", 360.0)),
+                            harmonic=int(_positive(args.harmonic, "--harmonic", int, limit=20)),
                             samples=read_samples(args.samples, period) if args.samples else None)
     try:
         out, report = compensate(result, correction, args.point, args.axis, hold_attitude=not args.free_attitude,
@@ -76,8 +65,8 @@ def _cmd_compensate(args) -> int:
               "axis": args.axis, "offset_m": correction.offset, "amplitude_m": correction.amplitude,
               "phase_rad": correction.phase, "harmonic": correction.harmonic, "samples": args.samples,
               "hold_attitude": not args.free_attitude, "torques": args.torques, "report": report.to_dict()}
-    with cli._writing():
-        paths = cli.save(out, args.output)
+    with _writing():
+        paths = save(out, args.output)
         (Path(args.output) / COMPENSATION_FILE).write_text(json.dumps(record, indent=2), encoding="utf-8")
     print(f"compensated {args.point} {args.axis}: |Δp| ≤ {1e3 * report.max_dp:.2f} mm, task error "
           f"{report.task_error:.1e} m, stance drift {report.contact_drift:.1e} m, largest joint change "
@@ -87,7 +76,7 @@ def _cmd_compensate(args) -> int:
     for note in report.notes:
         print(f"note: {note}")
     print(f"wrote {paths['trajectory']}, {paths['result']} and {Path(args.output) / COMPENSATION_FILE}")
-    return cli._finish(out, args.result_dir)
+    return _finish(out, args.result_dir)
 
 
 def add_compensate_command(sub) -> None:

@@ -5,33 +5,20 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..errors import InputError
+from ..cli_common import (EXIT_CANNOT_VERIFY, EXIT_FAILED, EXIT_OK, _load, _one_line, _positive, _whole,
+                          _writing)
 from .perturb import MAX_RUNS, perturbed_replays
 from .replay import replay
 from .report import summary_text, write_replay
-from .settings import CannotReplay, ReplaySettings, check_steps
-
-
-def whole(value: str, name: str, limit: int) -> int:
-    """A whole number from 0 to limit given on the command line, else InputError naming it."""
-    try:
-        x = int(str(value).strip())
-    except ValueError:
-        raise InputError(f"expected a whole number, got {str(value)[:40]!r}", field=name,
-                         allowed=f"0 … {limit}") from None
-    if not 0 <= x <= limit:
-        raise InputError(f"must be from 0 to {limit}, got {x}", field=name, allowed=f"0 … {limit}")
-    return x
+from .settings import MAX_CYCLES, CannotReplay, ReplaySettings, check_steps
 
 
 def cmd_verify(args) -> int:
     """`gaitopt verify`: replay (and with --perturb N, N perturbed replays), write verify.json and
     verify.png, print the summary; the exit code of gaitopt.cli's contract (0, 1, 2, 4)."""
-    from ..cli import (EXIT_CANNOT_VERIFY, EXIT_FAILED, EXIT_OK, MAX_VERIFY_CYCLES,  # why: cli imports this
-                       _load, _one_line, _positive, _writing)
-    cycles = _positive(args.cycles, "--cycles", int, limit=MAX_VERIFY_CYCLES)
-    runs = whole(args.perturb, "--perturb", MAX_RUNS)
-    seed = whole(args.seed, "--seed", 2 ** 32 - 1)
+    cycles = _positive(args.cycles, "--cycles", int, limit=MAX_CYCLES)
+    runs = _whole(args.perturb, "--perturb", MAX_RUNS)
+    seed = _whole(args.seed, "--seed", 2 ** 32 - 1)
     result = _load(args.result_dir)
     check_steps(result.trajectory.period, cycles * (1 + runs), ReplaySettings().timestep,
                 field="--perturb" if runs else "--cycles")
