@@ -305,15 +305,6 @@ NEAR_VALID_SETS = [
 ]
 
 
-def _near_valid_sets(rng: random.Random, k: int) -> tuple[list[str], list[str]]:
-    argv, desc = [], []
-    for _ in range(k):
-        s = rng.choice(NEAR_VALID_SETS)
-        argv += ["--set", s]
-        desc.append(f"--set {s[:50]}")
-    return argv, desc
-
-
 def _scale_numbers(tree, rng: random.Random, n: int) -> list[str]:
     """Scale n numeric leaves by plausible factors: values that may still validate."""
     done = []
@@ -326,12 +317,13 @@ def _scale_numbers(tree, rng: random.Random, n: int) -> list[str]:
     return done
 
 
-def _set_args(rng: random.Random, k: int) -> tuple[list[str], list[str]]:
+def _set_args(rng: random.Random, k: int, pool: list, width: int = 40) -> tuple[list[str], list[str]]:
+    """k `--set` items drawn from pool, and their descriptions (each cut to width characters)."""
     argv, desc = [], []
     for _ in range(k):
-        s = rng.choice(GARBAGE_SETS)
+        s = rng.choice(pool)
         argv += ["--set", s]
-        desc.append(f"--set {s[:40]}")
+        desc.append(f"--set {s[:width]}")
     return argv, desc
 
 
@@ -398,11 +390,11 @@ def _problem_case(rng: random.Random) -> dict:
     if target != "problem.yaml":
         desc.insert(1, f"named {target[:30]!r}")
     if near:
-        sa, sd = _near_valid_sets(rng, rng.choice([1, 1, 2, 3]))
+        sa, sd = _set_args(rng, rng.choice([1, 1, 2, 3]), NEAR_VALID_SETS, width=50)
         argv += sa
         desc += sd
     elif rng.random() < 0.3:
-        sa, sd = _set_args(rng, rng.randint(1, 3))
+        sa, sd = _set_args(rng, rng.randint(1, 3), GARBAGE_SETS)
         argv += sa
         desc += sd
     if rng.random() < 0.1:
