@@ -143,6 +143,26 @@ class Assembly:
         g = ca.Function("g", [xm], [self._ordered([inline] + parts, [self.inline_rows] + order)])
         return np.asarray(g(np.asarray(x, float)), float).ravel()
 
+    def _touched(self, expr) -> tuple:
+        """(z, offsets): the entries of x that the SX `expr` depends on, as a column of those
+        symbols, and their offsets into x (the `where` evaluation reads each symbol's offset)."""
+        syms = ca.symvar(expr)
+        if not syms:
+            return ca.SX(0, 1), np.zeros(0, int)
+        z = ca.vertcat(*syms)
+        where = ca.Function("where", [self.x_sx], [z])
+        return z, np.asarray(where(np.arange(self.n, dtype=float)), float).ravel().astype(int)
+
+    def _inline_block(self):
+        """The inline rows as one mapped block at a single point whose variables are the x entries
+        they touch: differentiated in those columns only, not in all of x (at 8× knots CasADi's
+        derivatives over every column took 3× as long for the same rows; docs/speed.md)."""
+        if not self.inline.numel():
+            return None
+        z, offsets = self._touched(self.inline)
+        fn = ca.Function("inline_rows", [z, ca.SX.sym("k", 0)], [self.inline])
+        return MappedRows(fn, offsets[:, None], np.zeros((0, 1)), self.inline_rows[:, None])
+
     def functions(self, scale=None) -> tuple:
         """(nlp, options) for `casadi.nlpsol` in the scaled variables xs = x / scale: nlp
         {"x", "f", "g"} MX and the options jac_g, hess_lag, grad_f (assembled derivatives)."""
@@ -151,29 +171,24 @@ class Assembly:
         xs, p = ca.MX.sym("x", n), ca.MX.sym("p", 0)
         lam_f, lam_g = ca.MX.sym("lam_f"), ca.MX.sym("lam_g", ng)
         x = ca.DM(D) * xs
-        # inline rows and the cost: one SX function with its derivatives
-        xi, li, lf = self.x_sx, ca.SX.sym("lam", self.inline.numel()), ca.SX.sym("lam_f")
-        jac_in = ca.jacobian(self.inline, xi)
-        hess_in = ca.triu(ca.hessian(ca.dot(li, self.inline) + lf * self.cost, xi)[0])
-        first = ca.Function("inline_rows", [xi], [self.inline, jac_in, self.cost, ca.gradient(self.cost, xi)])
-        second = ca.Function("inline_hessian", [xi, li, lf], [hess_in])
-        lam_in = lam_g[self.inline_rows.tolist()] if self.inline_rows.size else ca.MX(0, 1)
-        g_in, J_in, f, grad = first(x)
-        H_in = second(x, lam_in, lam_f)
-        g_parts, g_order = self._mapped_g(x)
-        j_vals, j_rows, j_cols = [_nonzeros(J_in)], [], []
-        r, c = (np.asarray(a, int) for a in jac_in.sparsity().get_triplet())
-        j_rows.append(self.inline_rows[r])
-        j_cols.append(c)
-        h_vals, h_rows, h_cols, h_w = [_nonzeros(H_in)], [], [], []
-        r, c = (np.asarray(a, int) for a in hess_in.sparsity().get_triplet())
-        h_rows.append(r)
-        h_cols.append(c)
-        h_w.append(np.ones(r.size))
-        for mr in self.maps:
+        # the cost, differentiated in the columns it touches
+        zc, c_index = self._touched(self.cost)
+        cost = ca.Function("cost", [zc], [self.cost, ca.gradient(self.cost, zc), ca.triu(ca.hessian(self.cost, zc)[0])])
+        f, grad_c, H_c = cost(x[c_index.tolist()] if c_index.size else ca.MX(0, 1))
+        grad = _scatter(n, 1, [c_index], [np.zeros(c_index.size, int)], [np.ones(c_index.size)],
+                        lambda r, c: D[r], grad_c)
+        R, C, W = _hessian_triplets(cost.sparsity_out(2), c_index[:, None])
+        h_vals, h_rows, h_cols, h_w = [lam_f * _nonzeros(H_c)], [R], [C], [W]
+        j_vals, j_rows, j_cols = [], [], []
+        inline = self._inline_block()
+        blocks = ([] if inline is None else [inline]) + list(self.maps)
+        g_parts, g_order = [], []
+        for mr in blocks:
             N = mr.index.shape[1]
             Z = ca.reshape(x[mr.index.T.ravel().tolist()], mr.index.shape[0], N)
             K = ca.DM(mr.params)
+            g_parts.append(ca.vec(mr.fn.map(N, "serial")(Z, K)))
+            g_order.append(mr.rows.T.ravel())
             J, H = mr.derivatives()
             j_vals.append(_nonzeros(J.map(N, "serial")(Z, K)))
             R, C, _ = _jacobian_triplets(J.sparsity_out(0), mr.rows, mr.index)
@@ -185,14 +200,15 @@ class Assembly:
             h_rows.append(R)
             h_cols.append(C)
             h_w.append(W)
-        g = self._ordered([g_in] + g_parts, [self.inline_rows] + g_order)
-        J = _scatter(ng, n, j_rows, j_cols, [np.ones(v.size) for v in j_rows], lambda r, c: D[c], ca.vertcat(*j_vals))
+        g = self._ordered(g_parts, g_order)
+        J = _scatter(ng, n, j_rows, j_cols, [np.ones(v.size) for v in j_rows], lambda r, c: D[c],
+                     ca.vertcat(*j_vals) if j_vals else ca.MX(0, 1))
         H = _scatter(n, n, h_rows, h_cols, h_w, lambda r, c: D[r] * D[c], ca.vertcat(*h_vals))
         opts = {
             "jac_g": ca.Function("nlp_jac_g", [xs, p], [g, J], ["x", "p"], ["g", "jac_g_x"]),
             "hess_lag": ca.Function("nlp_hess_l", [xs, p, lam_f, lam_g], [H],
                                     ["x", "p", "lam_f", "lam_g"], ["triu_hess_gamma_x_x"]),
-            "grad_f": ca.Function("nlp_grad_f", [xs, p], [f, ca.DM(D) * grad], ["x", "p"], ["f", "grad_f_x"]),
+            "grad_f": ca.Function("nlp_grad_f", [xs, p], [f, ca.densify(grad)], ["x", "p"], ["f", "grad_f_x"]),
             "no_nlp_grad": True,
         }
         return {"x": xs, "f": f, "g": g}, opts

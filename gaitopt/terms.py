@@ -128,7 +128,7 @@ def impact_loss(ctx):
             continue
         q0 = pv.q.sym[:, 0]
         dv = pv.v.sym[:, 0] - incoming(ctx, p)[1]
-        total += 0.5 * ca.dot(dv, ctx.dynamics.mass_matrix(q0) @ dv + ctx.rotor_correction(dv))
+        total += 0.5 * ca.dot(dv, ctx.dynamics.mass_times(q0, dv) + ctx.rotor_correction(dv))
     return total / ctx.distance
 
 

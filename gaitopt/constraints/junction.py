@@ -122,15 +122,16 @@ class ImpactMap(Constraint):
                     np.where(mask, 0.0, -np.inf), np.where(mask, 0.0, np.inf))
         ctx.impulses[cur.name] = lam
         q0 = cur.q.sym[:, 0]
-        J = ctx.dynamics.contact_jacobian(q0)
         names = ctx.contact_names
-        JT = ca.SX.zeros(ctx.robot.nv, 1)
+        impulses = ca.SX.zeros(3 * len(names), 1)  # world-frame, every contact point's slot
         for i, cname in enumerate(cur.active):
             ci = names.index(cname)
             for j, ax in enumerate(ctx.comp):
-                JT += J[3 * ci + ax, :].T * lam.sym[dim * i + j]
+                impulses[3 * ci + ax] = lam.sym[dim * i + j]
         dv = cur.v.sym[:, 0] - incoming(ctx, p)[1]
-        B.con(self.term, cur.name, ctx.dynamics.mass_matrix(q0) @ dv + ctx.rotor_correction(dv) - JT)
+        # M(q) Δv − Σ J_cᵀ Λ_c as one gravity-free, velocity-free RNEA pass: a third of the graph
+        # of the mass matrix and contact Jacobian written out (docs/speed.md)
+        B.con(self.term, cur.name, ctx.dynamics.mass_times(q0, dv, impulses) + ctx.rotor_correction(dv))
         pos = None
         if not ctx.terrain.planar:  # the cone about the ground's normal at each foothold
             z = ca.SX.zeros(ctx.robot.nv, 1)
