@@ -25,7 +25,9 @@ import numpy as np
 @dataclass
 class MappedRows:
     """Rows F(z, k) at n points: fn (z (nz,1), k (nk,1)) → (m,1) SX Function; index (nz, n)
-    x offsets of each point's z; params (nk, n) numbers; rows (m, n) offsets into g."""
+    x offsets of each point's z (−1: that entry of z is the constant 0); params (nk, n) numbers;
+    rows (m, n) offsets into g. Blocks whose rows overlap add up there (a shared call and the
+    rest of its rows, gaitopt.tracing)."""
 
     fn: ca.Function
     index: np.ndarray
@@ -41,6 +43,15 @@ class MappedRows:
         hess = ca.triu(ca.hessian(ca.dot(lam, out), z)[0])
         return (ca.Function("jac_" + self.fn.name(), [z, k], [ca.jacobian(out, z)]),
                 ca.Function("hess_" + self.fn.name(), [z, k, lam], [hess]))
+
+
+def _gather(x, index: np.ndarray):
+    """x[index] as an (nz, n) matrix; entries −1 of index read a constant 0."""
+    flat = index.T.ravel()
+    if (flat < 0).any():
+        x = ca.vertcat(x, type(x).zeros(1))
+        flat = np.where(flat < 0, x.numel() - 1, flat)
+    return ca.reshape(x[flat.tolist()], index.shape[0], index.shape[1])
 
 
 def _nonzeros(m):
@@ -123,17 +134,23 @@ class Assembly:
         parts, order = [], []
         for mr in self.maps:
             N = mr.index.shape[1]
-            Z = ca.reshape(x[mr.index.T.ravel().tolist()], mr.index.shape[0], N)
-            parts.append(ca.vec(mr.fn.map(N, "serial")(Z, ca.DM(mr.params))))
+            parts.append(ca.vec(mr.fn.map(N, "serial")(_gather(x, mr.index), ca.DM(mr.params))))
             order.append(mr.rows.T.ravel())
         return parts, order
 
     def _ordered(self, parts, order, kind=ca.MX):
-        """The stacked parts put in g's row order (order: each part's offsets into g)."""
+        """The stacked parts put in g's row order (order: each part's offsets into g); parts
+        whose rows overlap add up."""
         order = np.concatenate(order)
-        inverse = np.empty(self.ng, int)
-        inverse[order] = np.arange(self.ng)
-        return ca.vertcat(*parts)[inverse.tolist()] if self.ng else kind(0, 1)
+        if not self.ng:
+            return kind(0, 1)
+        stacked = ca.vertcat(*parts)
+        if order.size == self.ng:  # each row from one block
+            inverse = np.empty(self.ng, int)
+            inverse[order] = np.arange(self.ng)
+            return stacked[inverse.tolist()]
+        add = ca.Sparsity.triplet(self.ng, order.size, order.tolist(), list(range(order.size)))
+        return ca.mtimes(ca.DM(add, 1.0), stacked)
 
     def g_value(self, x) -> np.ndarray:
         """g at a numeric x (ng,)."""
@@ -183,23 +200,27 @@ class Assembly:
         inline = self._inline_block()
         blocks = ([] if inline is None else [inline]) + list(self.maps)
         g_parts, g_order = [], []
+        derivatives = {}  # a function shared by several blocks is differentiated once
         for mr in blocks:
             N = mr.index.shape[1]
-            Z = ca.reshape(x[mr.index.T.ravel().tolist()], mr.index.shape[0], N)
-            K = ca.DM(mr.params)
+            Z, K = _gather(x, mr.index), ca.DM(mr.params)
             g_parts.append(ca.vec(mr.fn.map(N, "serial")(Z, K)))
             g_order.append(mr.rows.T.ravel())
-            J, H = mr.derivatives()
-            j_vals.append(_nonzeros(J.map(N, "serial")(Z, K)))
+            if id(mr.fn) not in derivatives:
+                derivatives[id(mr.fn)] = mr.derivatives()
+            J, H = derivatives[id(mr.fn)]
             R, C, _ = _jacobian_triplets(J.sparsity_out(0), mr.rows, mr.index)
-            j_rows.append(R)
-            j_cols.append(C)
+            keep = np.flatnonzero(C >= 0)  # not the columns of constant inputs
+            j_vals.append(_nonzeros(J.map(N, "serial")(Z, K))[keep.tolist()])
+            j_rows.append(R[keep])
+            j_cols.append(C[keep])
             L = ca.reshape(lam_g[mr.rows.T.ravel().tolist()], mr.rows.shape[0], N)
-            h_vals.append(_nonzeros(H.map(N, "serial")(Z, K, L)))
             R, C, W = _hessian_triplets(H.sparsity_out(0), mr.index)
-            h_rows.append(R)
-            h_cols.append(C)
-            h_w.append(W)
+            keep = np.flatnonzero(R >= 0)  # R = the smaller of the two variables' offsets
+            h_vals.append(_nonzeros(H.map(N, "serial")(Z, K, L))[keep.tolist()])
+            h_rows.append(R[keep])
+            h_cols.append(C[keep])
+            h_w.append(W[keep])
         g = self._ordered(g_parts, g_order)
         J = _scatter(ng, n, j_rows, j_cols, [np.ones(v.size) for v in j_rows], lambda r, c: D[c],
                      ca.vertcat(*j_vals) if j_vals else ca.MX(0, 1))

@@ -291,7 +291,16 @@ class SymbolicDynamics:
         mass_matrix(q) @ dv − contact_jacobian(q)ᵀ f in one RNEA pass instead of the two
         matrices (solo12's junction rows: 7 400 graph nodes with the matrices, 2 800 with this;
         docs/speed.md, "Whole process, second pass")."""
-        return self.rnea_expr(q, ca.SX.zeros(self.nv), dv, forces, gravity=False)
+        forces = ca.SX.zeros(3 * self.nc) if forces is None else forces
+        return self._mass_times(q, dv, forces)
+
+    @cached_property
+    def _mass_times(self) -> ca.Function:
+        # a Function (not the bare expression) so that subclasses' extra inputs are filled the
+        # way every other function's are (LimbDynamics: the limb scale)
+        q, dv, f = self._q, self._a, self._f
+        return self._fn("mass_times", [q, dv, f], [self.rnea_expr(q, ca.SX.zeros(self.nv), dv, f, gravity=False)],
+                        ["q", "dv", "f"], ["tau"])
 
     @cached_property
     def bias_forces(self) -> ca.Function:

@@ -36,6 +36,7 @@ class NlpBuilder:
         self.bound_rows = []
         self.g_rows = []  # offsets into g of each inline expression's rows
         self.maps = []  # MappedRows (gaitopt.assembly)
+        self.call_functions = {}  # id(fn) → (fn, its mapped form): shared calls (gaitopt.tracing)
 
     def var(self, name: str, shape, lb=-np.inf, ub=np.inf) -> Block:
         """A new (rows, cols) block of variables named `name`; lb, ub broadcast to its shape."""
@@ -72,6 +73,12 @@ class NlpBuilder:
         self.g.append(expr)
         self.g_rows.append(np.arange(self.ng, self.ng + m))
         self.reserve(term, phase, m, lb, ub)
+
+    def con_call(self, term: str, phase: str, fn, args, rest, lb=0.0, ub=0.0) -> None:
+        """Rows lb ≤ fn(*args) + rest ≤ ub: `fn` a robot function shared by many points (the
+        inverse dynamics). Here the same as `con`; traced (gaitopt.tracing) the call's
+        derivatives are built once for every class of points that makes it."""
+        self.con(term, phase, fn(*args) + rest, lb, ub)
 
     def reserve(self, term: str, phase: str, m: int, lb=0.0, ub=0.0) -> np.ndarray:
         """Offsets of m new rows lb ≤ · ≤ ub tagged (term, phase) whose expressions come from a

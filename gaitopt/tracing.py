@@ -24,7 +24,8 @@ from .nlp import Block, KnotDependent, KnotProgress, PhaseVars
 
 
 class _Recorder:
-    """Stands in for the NlpBuilder while a component is traced: records its rows."""
+    """Stands in for the NlpBuilder while a component is traced: records its rows as
+    (term, phase, expr, lb, ub, call), call = (fn, args) of `con_call` rows (expr is then the rest)."""
 
     def __init__(self):
         self.rows = []
@@ -32,7 +33,14 @@ class _Recorder:
     def con(self, term, phase, expr, lb=0.0, ub=0.0):
         expr = ca.densify(ca.vec(ca.SX(expr)))
         if expr.numel():
-            self.rows.append((term, phase, expr, lb, ub))
+            self.rows.append((term, phase, expr, lb, ub, None))
+
+    def con_call(self, term, phase, fn, args, rest, lb=0.0, ub=0.0):
+        if not isinstance(fn, ca.Function):  # e.g. co-design's bound functions: inline
+            return self.con(term, phase, fn(*args) + rest, lb, ub)
+        expr = ca.densify(ca.vec(ca.SX(rest)))
+        if expr.numel():
+            self.rows.append((term, phase, expr, lb, ub, (fn, args)))
 
     def __getattr__(self, name):  # var, bound, tighten: per point only
         raise KnotDependent(f"builder.{name} while traced")
@@ -53,6 +61,40 @@ def _trace(ctx, p, components, template) -> list:
     finally:
         ctx.builder = builder
     return out
+
+
+def _flat_call(fn: ca.Function) -> ca.Function:
+    """fn with its inputs stacked into one column w and an empty parameter input, (w, k) → (m,1):
+    the form of a mapped block (gaitopt.assembly.MappedRows)."""
+    ins = [ca.SX.sym(f"{fn.name_in(i)}", fn.size_in(i)) for i in range(fn.n_in())]
+    w = ca.vertcat(*[ca.vec(v) for v in ins])
+    return ca.Function(f"call_{fn.name()}", [w, ca.SX.sym("k", 0)], [ca.densify(ca.vec(fn(*ins)))])
+
+
+def _split_calls(recorded, cls, flat: dict) -> tuple:
+    """(rows, calls): the recorded rows as (term, phase, expr, lb, ub), and for each row made by
+    `con_call` whose arguments are the class's own symbols or zeros, (row number, flat call
+    function, position of each argument entry among the class's symbols or −1 for a zero).
+    Such a call is evaluated and differentiated on its own, once per function for all classes
+    (gaitopt.assembly), instead of inside the class's rows; any other call is inlined.
+    flat: id(fn) → (fn, flat form), kept by the builder so that every class shares one."""
+    own = {cls.symbols[i].element_hash(): i for i in range(cls.symbols.numel())}
+    rows, calls = [], []
+    for i, (term, phase, expr, lb, ub, call) in enumerate(recorded):
+        if call is not None:
+            fn, args = call
+            w = ca.vertcat(*[ca.vec(ca.SX(a)) for a in args])
+            at = np.array([own.get(w[j].element_hash(), -2) if w[j].is_symbolic() else (-1 if w[j].is_zero() else -2)
+                           for j in range(w.numel())], int)
+            sizes_ok = w.numel() == sum(fn.numel_in(j) for j in range(fn.n_in()))
+            if sizes_ok and (at >= -1).all() and fn.numel_out(0) == expr.numel():
+                if id(fn) not in flat:
+                    flat[id(fn)] = (fn, _flat_call(fn))
+                calls.append((i, flat[id(fn)][1], at))
+            else:
+                expr = expr + ca.densify(ca.vec(fn(*args)))
+        rows.append((term, phase, expr, lb, ub))
+    return rows, calls
 
 
 def _bounds(value, m: int, ksym, values) -> np.ndarray:
@@ -79,6 +121,7 @@ def add_class(ctx, p: int, components, cls, points) -> None:
     B, phase = ctx.builder, ctx.phases[p].name
     traced = _trace(ctx, p, components, cls.template)
     recorded = [row for rows in traced if rows for row in rows]
+    recorded, calls = _split_calls(recorded, cls, B.call_functions)
     progress = cls.template.progress
     n = len(cls.positions)
     ksym = progress.sx if isinstance(progress, KnotProgress) else ca.SX.sym("progress")
@@ -107,7 +150,7 @@ def add_class(ctx, p: int, components, cls, points) -> None:
                 if rec is None:
                     c.add_point(ctx, p, points[cls.positions[j]])
                     continue
-                for term, _, expr, _, _ in rec:
+                for term, _, expr, *_ in rec:
                     s = int(expr.numel())
                     rows[at:at + s, j] = B.reserve(term, phase, s, lb[at:at + s, j], ub[at:at + s, j])
                     at += s
@@ -117,6 +160,10 @@ def add_class(ctx, p: int, components, cls, points) -> None:
     index = np.vstack([cls.index, np.repeat(_x_offsets(ctx, extra)[:, None], n, axis=1)]) if extra else cls.index
     fn = ca.Function(f"rows_{phase}_{int(cls.positions[0])}", [z, ksym], [out])
     B.mapped(MappedRows(fn, index, values.reshape(1, n), rows))
+    starts = np.cumsum([0] + sizes[:-1])
+    for i, fn_flat, at in calls:  # the shared calls' values, added to their rows
+        w_index = np.where(at[:, None] >= 0, cls.index[np.maximum(at, 0)], -1)
+        B.mapped(MappedRows(fn_flat, w_index, np.zeros((0, n)), rows[starts[i]:starts[i] + sizes[i], :]))
 
 
 def interval_template(pv):

@@ -98,3 +98,44 @@ def test_component_needing_the_knot_number_is_called_point_by_point():
             keep[a:b] = False
         assert np.array_equal(g[keep], plain.assembly.g_value(x))
         assert tr.assembly.maps
+
+
+def test_inverse_dynamics_is_one_shared_call_differentiated_once():
+    """Every dynamic class's equations of motion call the robot's inverse dynamics as a block
+    of its own (the zero forces of feet off the ground read a constant), all of them one
+    Function, so its derivatives are built once; the values are the class rows' (tested above)."""
+    p = _static("trapezoidal")
+    tr = transcribe(p, robot_of(p))
+    calls = [m for m in tr.assembly.maps if m.fn.name() == "call_inverse_dynamics"]
+    dynamic_phases = len(tr.phases)
+    assert len(calls) == dynamic_phases  # one per phase's midpoint class
+    assert len({id(m.fn) for m in calls}) == 1
+    assert all((m.index < 0).any() for m in calls)  # a foot in the air: its forces are constants
+
+
+class _CallOfExpressions(Constraint):
+    """Test component: base height twice over, written as a call of a Function on 2·q (an
+    expression, not the class's own symbols: the call must be inlined)."""
+
+    term = "doubled_q"
+    where = ("point",)
+
+    def add_point(self, ctx, p, point):
+        if point.kinematic:
+            q = ca.SX.sym("q", point.q.numel())
+            fn = ca.Function("base_z_of", [q], [q[ctx.robot.index("base_z")]])
+            ctx.builder.con_call(self.term, ctx.phases[p].name, fn, [2 * point.q], -point.q[ctx.robot.index("base_z")],
+                                 -10.0, np.inf)
+
+
+def test_a_call_of_expressions_is_inlined_with_the_same_rows():
+    p = _static("trapezoidal")
+    robot = robot_of(p)
+    tr = transcribe(p, robot, constraints=[_CallOfExpressions()])
+    assert not [m for m in tr.assembly.maps if m.fn.name() == "call_base_z_of"]
+    x = np.random.default_rng(1).uniform(0.2, 0.8, tr.n_variables)
+    g = tr.assembly.g_value(x)
+    iz = robot.index("base_z")
+    rows = [r for r in tr.rows if r[0] == "doubled_q"]
+    want = np.concatenate([x[np.asarray(pv.q.index)[iz, :]] for pv in tr.phases])
+    assert np.allclose(np.sort([g[a] for _, _, a, b in rows]), np.sort(want), rtol=1e-14)

@@ -67,8 +67,8 @@ class InverseDynamics(Constraint):
             return
         pv = ctx.phases[p]
         F = ctx.full_forces(point.f, pv.active)
-        tau_full = ctx.dynamics.inverse_dynamics(point.q, point.v, point.a, F) + ctx.rotor_correction(point.a)
-        ctx.builder.con(self.term, pv.name, tau_full - ctx.actuated_torque(point.tau))
+        ctx.builder.con_call(self.term, pv.name, ctx.dynamics.inverse_dynamics, [point.q, point.v, point.a, F],
+                             ctx.rotor_correction(point.a) - ctx.actuated_torque(point.tau))
 
 
 class FrictionCone(Constraint):
