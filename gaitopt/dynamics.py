@@ -121,6 +121,18 @@ class SymbolicDynamics:
         self._a = ca.SX.sym("a", self.nv)
         self._f = ca.SX.sym("f", 3 * self.nc)
 
+    @property
+    def plain(self) -> bool:
+        """True when every function here is a plain SX Function of its declared inputs (no
+        compiled calls, no extra inputs): expressions of `symbols` may then be wrapped into new
+        Functions (gaitopt.constraints.base.Context.shared)."""
+        return self._compile is None
+
+    @property
+    def symbols(self) -> tuple:
+        """(q, v) (nv,) SX symbols the functions here are built on."""
+        return self._q, self._v
+
     @classmethod
     def of_robot(cls, robot, compiler=None) -> "SymbolicDynamics":
         """Dynamics of a `gaitopt.robot.Robot` with its contact points in `robot.contacts` order."""

@@ -149,6 +149,8 @@ class LimbDynamics(SymbolicDynamics):
         self.scale = scale
         return self
 
+    plain = False  # every function takes the limb scale as an extra input
+
     def _frame_offset(self, frame_id: int, point):
         fr = self.model.frames[frame_id]
         S = self._stretch.get(fr.parentJoint)

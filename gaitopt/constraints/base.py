@@ -20,6 +20,7 @@ The transcription calls the active components in the order of the table in
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import casadi as ca
@@ -168,6 +169,33 @@ class Context:
     globals: dict = field(default_factory=dict)
     impulses: dict = field(default_factory=dict)
     slacks: dict = field(default_factory=dict)
+    _shared: dict = field(default_factory=dict, repr=False)
+
+    def shared(self, key: str, build, inputs: str = "qv"):
+        """A Function of q (inputs "q") or of (q, v) (inputs "qv") that many points call
+        (`NlpBuilder.con_call`), made once per transcription: build(*symbols) → its output, an SX
+        expression of the dynamics' own symbols; its derivatives are then built once, not in
+        every class of points that uses it. None when the dynamics' functions cannot be wrapped
+        (co-design's limb scale, compiled dynamics): the caller writes its rows inline."""
+        if not getattr(self.dynamics, "plain", False):
+            return None
+        if key not in self._shared:
+            syms = self.dynamics.symbols[:len(inputs)]
+            name = "shared_" + "_".join(re.findall(r"[A-Za-z0-9]+", key))  # CasADi's name rules
+            self._shared[key] = ca.Function(name, list(syms), [ca.densify(ca.vec(build(*syms)))], list(inputs), ["rows"])
+        return self._shared[key]
+
+    def world_contact_kinematics(self, q, v=None) -> tuple:
+        """(positions, velocities) (3, nc) of every contact point for SX q, v (v = 0 if None);
+        for the dynamics' own symbols (`shared`) built once."""
+        own = q is self.dynamics.symbols[0] and (v is None or v is self.dynamics.symbols[1])
+        if own and ("", v is None) in self._shared:
+            return self._shared[("", v is None)]
+        zero = ca.SX.zeros(self.robot.nv, 1)
+        pos, vel, _ = self.dynamics.contact_kinematics(q, zero if v is None else v, zero)
+        if own:
+            self._shared[("", v is None)] = (pos, vel)
+        return pos, vel
 
     @property
     def sagittal(self) -> bool:

@@ -117,8 +117,14 @@ class ContactAtRest(Constraint):
             plan = self._plan(ctx, held_first, only=[c for c in pv.active if c not in continuing])
         else:
             plan = self._plan(ctx, pv.active)
-        pos, vel = point.contact_kinematics(ctx.dynamics)
-        ctx.builder.con(self.term, pv.name, self._rows(ctx, pos, vel, plan))
+        for entry in plan:  # one shared function per point (and reference point): gaitopt.tracing
+            fn = ctx.shared(f"contact_velocity_{entry[0]}_{entry[1]}",
+                            lambda q, v, entry=entry: self._rows(ctx, *ctx.world_contact_kinematics(q, v), [entry]))
+            if fn is not None:
+                ctx.builder.con_call(self.term, pv.name, fn, [point.q, point.v], ca.SX.zeros(fn.numel_out(0)))
+            else:
+                pos, vel = point.contact_kinematics(ctx.dynamics)
+                ctx.builder.con(self.term, pv.name, self._rows(ctx, pos, vel, [entry]))
 
     @staticmethod
     def _plan(ctx, points, only=None):

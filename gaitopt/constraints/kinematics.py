@@ -108,18 +108,26 @@ def _floating(robot) -> bool:
     return "base_z" in robot.base_coordinates
 
 
+def _feet_of(ctx, q, pos) -> dict:
+    """foot → (3,) SX: its reference point (mean of its contact points, positions pos (3, nc))
+    in the base frame of q."""
+    names = ctx.contact_names
+    out = {}
+    for foot, f in ctx.robot.feet.items():
+        idx = [names.index(c) for c in f.contacts]
+        world = sum((pos[:, i] for i in idx[1:]), pos[:, idx[0]]) / len(idx)
+        out[foot] = in_base_frame(ctx.robot, q, world)
+    return out
+
+
 def _feet_in_base(ctx, point) -> dict:
-    """foot → (3,) SX: its reference point (mean of its contact points) in the base frame."""
-    def build():
-        pos, _ = point.contact_kinematics(ctx.dynamics)
-        names = ctx.contact_names
-        out = {}
-        for foot, f in ctx.robot.feet.items():
-            idx = [names.index(c) for c in f.contacts]
-            world = sum((pos[:, i] for i in idx[1:]), pos[:, idx[0]]) / len(idx)
-            out[foot] = in_base_frame(ctx.robot, point.q, world)
-        return out
-    return point.cached("feet_in_base", build)
+    """foot → (3,) SX: its reference point in the base frame at `point`."""
+    return point.cached("feet_in_base", lambda: _feet_of(ctx, point.q, point.contact_kinematics(ctx.dynamics)[0]))
+
+
+def _feet_in_base_rows(ctx, key: str, rows_of):
+    """A shared Function q → rows_of(feet in base frame) (Context.shared), or None."""
+    return ctx.shared(key, lambda q: rows_of(_feet_of(ctx, q, ctx.world_contact_kinematics(q)[0])), inputs="q")
 
 
 class FootRangeOfMotion(Constraint):
@@ -151,9 +159,15 @@ class FootRangeOfMotion(Constraint):
         if not point.kinematic:
             return
         axes = [0, 2] if ctx.sagittal else [0, 1, 2]
-        for foot, rel in _feet_in_base(ctx, point).items():
+        for foot in ctx.robot.feet:
             lo, hi = self.boxes[foot]
-            ctx.builder.con(self.term, ctx.phases[p].name, rel[axes], lo[axes], hi[axes])
+            fn = _feet_in_base_rows(ctx, f"foot_in_base_{foot}", lambda feet, foot=foot: feet[foot][axes])
+            if fn is not None:
+                ctx.builder.con_call(self.term, ctx.phases[p].name, fn, [point.q], ca.SX.zeros(len(axes)),
+                                     lo[axes], hi[axes])
+            else:
+                rel = _feet_in_base(ctx, point)[foot]
+                ctx.builder.con(self.term, ctx.phases[p].name, rel[axes], lo[axes], hi[axes])
 
 
 class LegSeparation(Constraint):
@@ -181,9 +195,14 @@ class LegSeparation(Constraint):
     def add_point(self, ctx, p, point):
         if not point.kinematic or not self.rows:
             return
-        feet = _feet_in_base(ctx, point)
-        gaps = ca.vertcat(*[feet[a][axis] - feet[b][axis] for a, b, axis, _ in self.rows])
-        ctx.builder.con(self.term, ctx.phases[p].name, gaps, np.array([m for *_, m in self.rows]), np.inf)
+        def gaps(feet):
+            return ca.vertcat(*[feet[a][axis] - feet[b][axis] for a, b, axis, _ in self.rows])
+        minima = np.array([m for *_, m in self.rows])
+        fn = _feet_in_base_rows(ctx, "leg_gaps", gaps)
+        if fn is not None:
+            ctx.builder.con_call(self.term, ctx.phases[p].name, fn, [point.q], ca.SX.zeros(len(self.rows)), minima, np.inf)
+        else:
+            ctx.builder.con(self.term, ctx.phases[p].name, gaps(_feet_in_base(ctx, point)), minima, np.inf)
 
 
 class BaseAttitude(Constraint):
