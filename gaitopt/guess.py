@@ -24,15 +24,34 @@ def _point_positions(model, data, robot, q):
 
 
 def _point_jacobians(model, data, robot, q):
+    """(n_contacts, 3, nv) world-aligned Jacobians of the contact points at q."""
+    return _contact_kinematics(model, data, robot, q, positions=False)[1]
+
+
+def _contact_kinematics(model, data, robot, q, positions=True):
+    """Contact point positions (n_contacts, 3) [m] (None unless `positions`) and Jacobians
+    (n_contacts, 3, nv) at q from one kinematics pass: J_p = J_lin − [R p]× J_ang from the
+    frame's world-aligned Jacobian (points on one frame share it), the skew products in one
+    batched matmul (per point, the same BLAS product as a loop's). computeJointJacobians places
+    the joints as forwardKinematics does, so the positions equal `_point_positions`'s bit for bit."""
     pin.computeJointJacobians(model, data, q)
     pin.updateFramePlacements(model, data)
-    out = []
+    frames, J, r, points = {}, [], [], []
     for c in robot.contacts:
-        J = pin.getFrameJacobian(model, data, c.frame_id, pin.LOCAL_WORLD_ALIGNED)
-        r = data.oMf[c.frame_id].rotation @ c.point
-        skew = np.array([[0, -r[2], r[1]], [r[2], 0, -r[0]], [-r[1], r[0], 0]])
-        out.append(J[:3] - skew @ J[3:])
-    return np.array(out)
+        if c.frame_id not in frames:
+            M = data.oMf[c.frame_id]
+            frames[c.frame_id] = M, M.rotation, pin.getFrameJacobian(model, data, c.frame_id, pin.LOCAL_WORLD_ALIGNED)
+        M, R, Jf = frames[c.frame_id]
+        J.append(Jf)
+        r.append(R @ c.point)
+        if positions:
+            points.append(M.act(c.point))
+    J, r = np.array(J), np.array(r)
+    skew = np.zeros((len(r), 3, 3))
+    skew[:, 0, 1], skew[:, 0, 2] = -r[:, 2], r[:, 1]
+    skew[:, 1, 0], skew[:, 1, 2] = r[:, 2], -r[:, 0]
+    skew[:, 2, 0], skew[:, 2, 1] = -r[:, 1], r[:, 0]
+    return (np.array(points) if positions else None), J[:, :3] - skew @ J[:, 3:]
 
 
 def leg_ik(robot, q_init, targets, q_ref, iterations=30, damping=1e-4, reg=1e-3):
@@ -43,17 +62,19 @@ def leg_ik(robot, q_init, targets, q_ref, iterations=30, damping=1e-4, reg=1e-3)
     model, data = robot.model, robot.model.createData()
     nb = len(robot.base_coordinates)
     q = q_init.copy()
-    lo, hi = robot.lower.copy(), robot.upper.copy()
+    lo, hi = robot.lower[nb:] + 1e-6, robot.upper[nb:] - 1e-6
+    ridge = (damping + reg) * np.eye(robot.nv - nb)
+    pull = q_ref[nb:]
     for _ in range(iterations):
-        err = (targets - _point_positions(model, data, robot, q)).ravel()
-        J = _point_jacobians(model, data, robot, q).reshape(-1, robot.nv)[:, nb:]
-        n = J.shape[1]
-        H = J.T @ J + (damping + reg) * np.eye(n)
-        g = J.T @ err + reg * (q_ref[nb:] - q[nb:])
-        if not (np.all(np.isfinite(H)) and np.all(np.isfinite(g))):
+        points, J = _contact_kinematics(model, data, robot, q)
+        err = (targets - points).ravel()
+        J = J.reshape(-1, robot.nv)[:, nb:]
+        H = J.T @ J + ridge
+        g = J.T @ err + reg * (pull - q[nb:])
+        if not (np.isfinite(H).all() and np.isfinite(g).all()):
             break  # targets out of any reach: keep the last finite posture (the NLP judges it)
         dq = np.linalg.solve(H, g)  # H is positive definite (damping + reg > 0)
-        q[nb:] = np.clip(q[nb:] + dq, lo[nb:] + 1e-6, hi[nb:] - 1e-6)
+        q[nb:] = np.clip(q[nb:] + dq, lo, hi)
         if np.linalg.norm(dq) < 1e-10:
             break
     return q
@@ -297,16 +318,22 @@ def _nnls(M, d, tol=1e-10, max_iter=None):
     w = M.T @ (d - M @ x)
     max_iter = max_iter or 5 * n + 10
     it = 0
-    while (~passive).any() and np.max(np.where(passive, -np.inf, w)) > tol and it < max_iter:
+    while it < max_iter and not passive.all():
+        free = np.where(passive, -np.inf, w)
+        j = int(free.argmax())  # the first largest: free[j] is max(free), NaN if any is
+        if not free[j] > tol:
+            break
         it += 1
-        passive[int(np.argmax(np.where(passive, -np.inf, w)))] = True
+        passive[j] = True
         while True:
             z = np.zeros(n)
-            z[passive] = np.linalg.lstsq(M[:, passive], d, rcond=None)[0]
-            if z[passive].min() > 0:
+            zp = np.linalg.lstsq(M[:, passive], d, rcond=None)[0]
+            z[passive] = zp
+            if zp.min() > 0:
                 break
             neg = passive & (z <= 0)
-            alpha = np.min(x[neg] / np.maximum(x[neg] - z[neg], 1e-300))
+            xn = x[neg]
+            alpha = (xn / np.maximum(xn - z[neg], 1e-300)).min()
             x = x + alpha * (z - x)
             passive &= x > tol
             x[~passive] = 0.0
@@ -339,7 +366,10 @@ class _ForceSplit:
         self.model, self.data = robot.model, robot.model.createData()
         self.names = [c.name for c in robot.contacts]
         self.act = np.asarray(robot.actuated_index)
-        self.unact = np.setdiff1d(np.arange(robot.nv), self.act)
+        # the other rows by a mask: np.setdiff1d's np.unique imports numpy.ma (7 ms a process)
+        unact = np.ones(robot.nv, bool)
+        unact[self.act] = False
+        self.unact = np.flatnonzero(unact)
         self.mg = robot.total_mass * 9.81
         lim = np.full(len(self.act), np.inf)
         cons = problem.constraints

@@ -49,3 +49,33 @@ def test_failed_solve_keeps_best_iterate():
     for a, b in zip(r.trajectory.phases, stopped.trajectory.phases):
         np.testing.assert_allclose(a.q, b.q, rtol=0, atol=1e-12)
         np.testing.assert_allclose(a.tau, b.tau, rtol=0, atol=1e-9)
+
+
+@pytest.mark.fast
+def test_iterate_keeper_reads_casadi_buffers():
+    """The keeper reads IPOPT's iterates on CasADi's raw buffers: called as a CasADi Function
+    it keeps copies (not views of memory CasADi reuses), ranks feasible iterates by objective
+    before infeasible ones by violation, and answers 0 (go on)."""
+    import casadi as ca
+
+    from gaitopt.solver import IterateKeeper
+
+    keeper = IterateKeeper(2, 1, [-1.0, -1.0], [1.0, 1.0], [0.0], [0.0], tol=1e-6)
+    names = ca.nlpsol_out()
+
+    def call(x, f, g, lam_g):
+        args = {"x": x, "f": f, "g": g, "lam_x": [0.0, 0.0], "lam_g": lam_g}
+        return float(keeper(*[ca.DM(args[n]) if n in args else ca.DM() for n in names]))
+
+    assert call([0.5, 2.0], 3.0, [0.0], [7.0]) == 0.0  # x[1] 1 above its bound
+    assert call([0.9, 3.0], 1.0, [0.0], [8.0]) == 0.0  # 2 above: worse, not kept
+    assert (keeper.best[1], keeper.best[3], keeper.best[5]) == (0, 3.0, 1.0)
+    np.testing.assert_array_equal(keeper.best[2], [0.5, 2.0])  # a copy, not the buffer of the last call
+    np.testing.assert_array_equal(keeper.best[4], [7.0])
+    call([0.5, 0.5], 5.0, [0.5], [1.0])   # violation 0.5 < 1: better though its objective is higher
+    assert keeper.best[1] == 2 and keeper.best[5] == 0.5
+    call([0.1, 0.1], 4.0, [0.0], [2.0])   # feasible: better than any infeasible one
+    call([0.2, 0.2], 4.5, [0.0], [3.0])   # feasible, higher objective: not kept
+    call([0.0, 0.0], float("nan"), [0.0], [0.0])  # not a finite objective: ignored
+    assert keeper.iteration == 5 and keeper.best[1] == 3 and keeper.best[3] == 4.0
+    np.testing.assert_array_equal(keeper.best[2], [0.1, 0.1])

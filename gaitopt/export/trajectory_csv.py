@@ -123,10 +123,9 @@ def write_trajectory_csv(result, path: str | Path) -> Path:
         w = csv.writer(fh)
         w.writerow(columns(traj))
         for t, phase, point, q, v, a, tau, f in collocation_rows(traj):
-            row = [repr(t), phase]
-            for x in (q, v, a, tau, np.ravel(f)):
-                row += [repr(float(y)) for y in x]
-            w.writerow(row + [point])
+            # repr of Python floats: the shortest text that reads back to the same double
+            values = np.concatenate([np.ravel(x) for x in (q, v, a, tau, f)]).astype(float, copy=False)
+            w.writerow([repr(t), phase, *map(repr, values.tolist()), point])
     return path
 
 
