@@ -48,6 +48,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -133,8 +134,40 @@ def summary_table(rows: list, short: bool = False) -> None:
                   f"{col('iterations', '{}')} | {col('ms_cpu_per_iteration', '{:.1f}')} | {linear:.2f}{mark} |")
 
 
+def measure_case(problem_file: str, factor: float, codegen: bool, starts: int) -> dict:
+    """One case, in the process that runs it: {stats, la, cost, status, max_violation,
+    iterations (one per start; negative: that start failed)}."""
+    problem = go.load_problem(problem_file)
+    if codegen:
+        problem = problem.replace(solver=dataclasses.replace(problem.solver, codegen=True))
+    # one small solve first: the first solve of a process pays IPOPT's and MUMPS's one-time start
+    go.solve(problem.scaled_knots(0.25), print_level=0)
+    p = problem.scaled_knots(factor)
+    r, la = solve_logged(p)
+    iterations = [r.stats["iterations"]]
+    for i in range(1, starts):
+        change = 0.01 * ((i + 1) // 2) * (1 if i % 2 else -1)  # +1 %, −1 %, +2 %, …
+        push = float(p.solver.options.get("bound_push", 0.01))
+        opts = {**p.solver.options, "bound_push": push * (1 + change)}
+        other = go.solve(p.replace(solver=dataclasses.replace(p.solver, options=opts)), print_level=0)
+        iterations.append(other.stats["iterations"] if other.success else -other.stats["iterations"])
+    stats = {k: v for k, v in r.stats.items() if isinstance(v, (int, float, str))}
+    return {"stats": stats, "la": la, "cost": r.cost, "status": r.status, "max_violation": r.max_violation,
+            "iterations": iterations}
+
+
+def _in_child(problem_file, factor: float, codegen: bool, starts: int) -> dict:
+    """measure_case in a fresh process: a solve that wrote IPOPT's journal (solve_logged) changes
+    the iterations of later solves in its process (tests/test_bench.py), and each case then
+    starts as a `gaitopt solve` does."""
+    cmd = [sys.executable, __file__, "--one", str(problem_file), str(factor), str(int(codegen)), str(starts)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=os.environ)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--one", nargs=4, help=argparse.SUPPRESS)  # PROBLEM FACTOR CODEGEN STARTS, in a child
     ap.add_argument("--factors", type=float, nargs="+", default=[1, 2, 4, 8])
     ap.add_argument("--summary", action="store_true", help="also print the scaling table")
     ap.add_argument("--summary-from", default=None, help="print the scaling table of a --json file")
@@ -147,6 +180,10 @@ def main() -> None:
     ap.add_argument("--markdown", action="store_true",
                     help="print docs/speed.md's table (1× knots, inline / codegen) instead")
     args = ap.parse_args()
+    if args.one:
+        f, factor, codegen, starts = args.one
+        print(json.dumps(measure_case(f, float(factor), bool(int(codegen)), int(starts))))
+        return
     if args.cache:
         os.environ["GAITOPT_CACHE"] = args.cache
     if args.summary_from:
@@ -157,31 +194,21 @@ def main() -> None:
         markdown_table(files)
         return
     rows = []
-    # one small solve first: the first solve of a process pays IPOPT's and MUMPS's one-time start
-    go.solve(go.load_problem(files[0]).scaled_knots(0.25), print_level=0)
     print("| problem | knots× | compile s | variables | constraints | iterations | status | cost | setup s | solve s | in evaluations s | in IPOPT s | ms / iteration | per-iteration ratio | vs linear | factorisations | refinements | factor MB | ms / factorisation | per-factorisation ratio |")
     print("|" + "---|" * 20)
     for f in files:
         base = base_fact = base_n = base_cpu = None
-        problem = go.load_problem(f)
         compile_s = 0.0
         if args.codegen:
+            problem = go.load_problem(f)
             problem = problem.replace(solver=dataclasses.replace(problem.solver, codegen=True))
             t0 = time.perf_counter()
             dyn = SymbolicDynamics.of_robot(robot_of(problem), compiler=compiled)
             dyn.inverse_dynamics, dyn.contact_kinematics  # compiled now, or found in the cache
             compile_s = time.perf_counter() - t0
         for factor in args.factors:
-            p = problem.scaled_knots(factor)
-            r, la = solve_logged(p)
-            s = r.stats
-            iterations = [s["iterations"]]
-            for i in range(1, args.starts):
-                change = 0.01 * ((i + 1) // 2) * (1 if i % 2 else -1)  # +1 %, −1 %, +2 %, …
-                push = float(p.solver.options.get("bound_push", 0.01))
-                opts = {**p.solver.options, "bound_push": push * (1 + change)}
-                other = go.solve(p.replace(solver=dataclasses.replace(p.solver, options=opts)), print_level=0)
-                iterations.append(other.stats["iterations"] if other.success else -other.stats["iterations"])
+            case = _in_child(f, factor, args.codegen, args.starts)
+            s, la, iterations = case["stats"], case["la"], case["iterations"]
             per_it = s["solve_time_s"] / max(s["iterations"], 1)
             per_it_cpu = s["solve_cpu_s"] / max(s["iterations"], 1)
             base_cpu = base_cpu or per_it_cpu
@@ -191,14 +218,14 @@ def main() -> None:
             base_fact = base_fact or per_fact
             row = {"problem": f.name, "factor": factor, "codegen": args.codegen, "compile_s": compile_s,
                    "variables": s["n_variables"],
-                   "constraints": s["n_constraints"], "iterations": s["iterations"], "status": r.status,
+                   "constraints": s["n_constraints"], "iterations": s["iterations"], "status": case["status"],
                    "setup_s": s["build_time_s"] + s["setup_time_s"], "solve_s": s["solve_time_s"],
                    "eval_s": s["function_eval_time_s"], "ipopt_s": s["solver_time_s"],
                    "ms_per_iteration": 1e3 * per_it, "per_iteration_ratio": per_it / base,
                    "vs_linear": per_it / base / (s["n_variables"] / base_n),
                    "solve_cpu_s": s["solve_cpu_s"], "ms_cpu_per_iteration": 1e3 * per_it_cpu,
                    "cpu_vs_linear": per_it_cpu / base_cpu / (s["n_variables"] / base_n),
-                   "cost": r.cost, "max_violation": r.max_violation, "iterations_per_start": iterations,
+                   "cost": case["cost"], "max_violation": case["max_violation"], "iterations_per_start": iterations,
                    **la, "ms_per_factorization": 1e3 * per_fact, "per_factorization_ratio": per_fact / base_fact}
             rows.append(row)
             compiled_col = f"{compile_s:.1f}" if args.codegen else "–"
@@ -208,7 +235,7 @@ def main() -> None:
             its_col += f", {failed} failed" if failed else ""
             compile_s = 0.0  # paid once per robot
             print(f"| {f.stem} | {factor:g} | {compiled_col} | {row['variables']} | {row['constraints']} | {its_col} | "
-                  f"{r.status} | {r.cost:.5g} | {row['setup_s']:.2f} | {row['solve_s']:.2f} | {row['eval_s']:.2f} | "
+                  f"{case['status']} | {case['cost']:.5g} | {row['setup_s']:.2f} | {row['solve_s']:.2f} | {row['eval_s']:.2f} | "
                   f"{row['ipopt_s']:.2f} | {row['ms_per_iteration']:.1f} | {row['per_iteration_ratio']:.2f} | "
                   f"{row['vs_linear']:.2f} | "
                   f"{la['factorizations']} | {la['refinements']} | {8e-6 * la['factor_doubles']:.1f} | "
