@@ -2,11 +2,13 @@
 
 Constraint rows come in two kinds (gaitopt.nlp.NlpBuilder):
 * inline rows: SX expressions of x (phase, interval and junction rows, user components that
-  need a knot's numbers); differentiated as one SX graph;
+  need a knot's numbers); differentiated as one SX graph in the columns they touch (a block
+  at a single point, like the mapped ones); the cost likewise;
 * mapped rows: one CasADi Function F(z, k) of a point's variables z (gathered from x by an
   index table, one column per point) and its numeric parameters k, applied to all points of a
   class with `map`. Its Jacobian ∂F/∂z and the Hessian of λᵀF in z are built once, on one
-  point, and evaluated for all points the same way.
+  point, and evaluated for all points the same way; a Function shared by several blocks (a
+  robot function called by many classes, gaitopt.tracing) is differentiated once.
 
 The NLP's Jacobian and Lagrangian Hessian are then the nonzeros of these pieces scattered into
 their global sparsity by one constant sparse matrix each (`_scatter`), which also applies the
