@@ -227,16 +227,20 @@ def ground_reaction_forces(result) -> Figure:
     mu = problem.constraints.friction
     fig = new_figure(9, 7)
     ax_n, ax_t, ax_r = fig.subplots(3, 1, sharex=True)
-    sl, cl = np.sin(problem.slope), np.cos(problem.slope)
+    # normal and tangents of the ground under each contact point (a plane's, or the local
+    # surface's on steps and height maps), the frame the friction cones are written in
+    surface = surface_of(problem)
+    points = Q.contact_points(robot, s["q"])
+    n, t1, t2 = Q.ground_frames(surface, points)
     for foot in robot.feet.values():
         idx = [robot.contact_index(c) for c in foot.contacts]
-        F = s["f"][:, idx, :].sum(axis=1)
-        fn = -sl * F[:, 0] + cl * F[:, 2]
-        line, = ax_n.plot(t, fn, lw=1.2, label=foot.name)
-        ax_t.plot(t, cl * F[:, 0] + sl * F[:, 2], lw=1.2, color=line.get_color(), label=f"{foot.name} x")
+        F = s["f"][:, idx, :]
+        line, = ax_n.plot(t, (F * n[:, idx]).sum(axis=(1, 2)), lw=1.2, label=foot.name)
+        ax_t.plot(t, (F * t1[:, idx]).sum(axis=(1, 2)), lw=1.2, color=line.get_color(), label=f"{foot.name} x")
         if robot.base == "3d":
-            ax_t.plot(t, F[:, 1], lw=1.0, ls=":", color=line.get_color(), label=f"{foot.name} y")
-    ratio = Q.friction_ratio(s["f"], problem.slope)
+            ax_t.plot(t, (F * t2[:, idx]).sum(axis=(1, 2)), lw=1.0, ls=":", color=line.get_color(),
+                      label=f"{foot.name} y")
+    ratio = Q.surface_friction_ratio(surface, points, s["f"])
     for ci, c in enumerate(robot.contacts):
         ax_r.plot(t, np.where(flags[:, ci], ratio[:, ci], np.nan), lw=1.0, label=c.name)
     ax_r.axhline(mu, color="r", ls="--", lw=1, label=f"μ = {mu:g}")

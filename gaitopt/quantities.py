@@ -209,6 +209,23 @@ def surface_friction_ratio(surface, points, forces) -> np.ndarray:
         return np.where(fn > 1e-9, ft / np.where(fn > 1e-9, fn, 1.0), np.nan)
 
 
+def contact_points(robot, q_samples) -> np.ndarray:
+    """(T, nc, 3) world positions [m] of the robot's contact points at each q (T, nq)."""
+    poses = Poses(robot)
+    return np.array([poses.evaluate(q)["contacts"] for q in np.asarray(q_samples, float)]).reshape(
+        len(q_samples), len(robot.contacts), 3)
+
+
+def ground_frames(surface, points) -> tuple:
+    """(n, t1, t2), each (..., 3): the ground's unit normal at the (x, y) of points (..., 3) [m]
+    on a `gaitopt.terrain` surface, its tangent in the x–z plane and n × t1 (the frame of
+    `Terrain.frame_at`, in which the friction cones are written)."""
+    points = np.asarray(points, float)
+    n = surface.normal(points[..., 0], points[..., 1])
+    t1 = np.stack([n[..., 2], 0.0 * n[..., 0], -n[..., 0]], axis=-1) / np.hypot(n[..., 0], n[..., 2])[..., None]
+    return n, t1, np.cross(n, t1)
+
+
 def friction_use(surface, points, forces, mu: float, cone: str = "pyramid", sagittal: bool = False) -> np.ndarray:
     """Share [-] of the friction the plan's cone allows, for world forces (..., 3) at contact
     points (..., 3) [m] on a `gaitopt.terrain` surface, in the terrain frame at each point's
@@ -217,10 +234,8 @@ def friction_use(surface, points, forces, mu: float, cone: str = "pyramid", sagi
     |f_t2| ≤ μ/√2 · f_n; sagittal |f_t1| ≤ μ f_n. 1 is the cone's edge; 0 where no force,
     inf for a tangential force without a normal one."""
     forces = np.asarray(forces, float)
-    points = np.asarray(points, float)
-    n = surface.normal(points[..., 0], points[..., 1])
-    t1 = np.stack([n[..., 2], 0.0 * n[..., 0], -n[..., 0]], axis=-1) / np.hypot(n[..., 0], n[..., 2])[..., None]
-    f1, f2 = (forces * t1).sum(axis=-1), (forces * np.cross(n, t1)).sum(axis=-1)
+    n, t1, t2 = ground_frames(surface, points)
+    f1, f2 = (forces * t1).sum(axis=-1), (forces * t2).sum(axis=-1)
     fn = (forces * n).sum(axis=-1)
     if sagittal:
         ft, cap = np.abs(f1), mu

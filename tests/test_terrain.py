@@ -10,8 +10,11 @@ import numpy as np
 import pytest
 
 import gaitopt as go
+from gaitopt import quantities as Q
 from gaitopt.errors import InputError
 from gaitopt.export import read_trajectory_csv, save
+from gaitopt.export.sampling import sample_table
+from gaitopt.export.summary import export_summary
 from gaitopt.problem import problem_from_dict
 from gaitopt.terrain import HeightMap, Plane, stair
 from gaitopt.terrain_io import surface_from_description
@@ -156,6 +159,17 @@ def test_stair_footholds_on_the_surface_from_the_exported_file(tmp_path):
                 assert abs(p[2] - surface.exact_height(p[0], p[1])) < 2e-3, (c.name, k, p)
                 stance += 1
     assert stance > 0
+    # the summary's friction ratios are about the ground's normal under each point (the cones the
+    # plan bounds, here from the exported terrain), so within μ; about world z they differ at the
+    # smoothed edges
+    mu = problem.constraints.friction
+    peaks = [f["peak_friction_ratio"] for f in export_summary(result)["feet"].values()]
+    assert 0.0 < max(peaks) <= mu * (1 + 1e-6)
+    tb = sample_table(result)
+    in_contact = Q.point_flags(robot, result.trajectory, tb["phase"])
+    local = np.where(in_contact, Q.surface_friction_ratio(surface, Q.contact_points(robot, tb["q"]), tb["f"]), np.nan)
+    assert max(peaks) == pytest.approx(np.nanmax(local), rel=1e-9)
+    assert np.nanmax(np.abs(local - np.where(in_contact, Q.friction_ratio(tb["f"]), np.nan))) > 1e-3
     rise = q[:, robot.coordinates.index("base_z")]
     assert meta["terrain"]["periodic_slope_rad"] == pytest.approx(np.arctan(0.03 / 0.13))
     assert result.trajectory.base_shift[robot.coordinates.index("base_z")] == pytest.approx(0.03, abs=1e-9)

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import quantities as Q
 from ..energy import absolute_work, cycle_energies, phase_integral, phase_spans, specific_resistance
+from ..terrain_io import surface_of
 from .sampling import DEFAULT_RATE_HZ, sample_table
 from .trajectory_csv import model_record
 
@@ -43,7 +44,8 @@ def _joint_figures(robot, tb, t, spans, T) -> dict:
 
 def _foot_figures(robot, traj, problem, tb, t, spans, T) -> dict:
     flags = Q.point_flags(robot, traj, tb["phase"])
-    ratio = Q.friction_ratio(tb["f"], problem.slope)
+    # about the ground's normal under each point (the local surface's on steps and height maps)
+    ratio = Q.surface_friction_ratio(surface_of(problem), Q.contact_points(robot, tb["q"]), tb["f"])
     feet = {}
     for k, ft in enumerate(tb["feet"]):
         pts = [robot.contact_index(c) for c in robot.feet[ft].contacts]
