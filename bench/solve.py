@@ -161,8 +161,75 @@ def _in_child(problem_file, factor: float, codegen: bool, starts: int) -> dict:
     the iterations of later solves in its process (tests/test_bench.py), and each case then
     starts as a `gaitopt solve` does."""
     cmd = [sys.executable, __file__, "--one", str(problem_file), str(factor), str(int(codegen)), str(starts)]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=os.environ)
+    out = subprocess.run(cmd, capture_output=True, text=True, env=os.environ)
+    if out.returncode != 0:
+        sys.stderr.write(out.stderr)
+        raise SystemExit(f"bench/solve.py: the case {problem_file} × {factor:g} failed (its output above)")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+HEADER = ("| problem | knots× | compile s | variables | constraints | iterations | status | cost | setup s | solve s | "
+          "in evaluations s | in IPOPT s | ms / iteration | per-iteration ratio | vs linear | factorisations | "
+          "refinements | factor MB | ms / factorisation | per-factorisation ratio |")
+
+
+def _row(f: Path, factor: float, case: dict, compile_s: float, codegen: bool, base: dict) -> dict:
+    """One case's table row; `base` holds the problem's first case's per-iteration figures (set
+    here by its first case) that the ratios are taken against."""
+    s, la = case["stats"], case["la"]
+    per_it = s["solve_time_s"] / max(s["iterations"], 1)
+    per_it_cpu = s["solve_cpu_s"] / max(s["iterations"], 1)
+    per_fact = s["solver_time_s"] / max(la["factorizations"], 1)
+    if not base:
+        base.update(per_it=per_it, per_it_cpu=per_it_cpu, n=s["n_variables"], per_fact=per_fact)
+    grow = s["n_variables"] / base["n"]
+    return {"problem": f.name, "factor": factor, "codegen": codegen, "compile_s": compile_s,
+            "variables": s["n_variables"], "constraints": s["n_constraints"], "iterations": s["iterations"],
+            "status": case["status"], "setup_s": s["build_time_s"] + s["setup_time_s"], "solve_s": s["solve_time_s"],
+            "eval_s": s["function_eval_time_s"], "ipopt_s": s["solver_time_s"],
+            "ms_per_iteration": 1e3 * per_it, "per_iteration_ratio": per_it / base["per_it"],
+            "vs_linear": per_it / base["per_it"] / grow,
+            "solve_cpu_s": s["solve_cpu_s"], "ms_cpu_per_iteration": 1e3 * per_it_cpu,
+            "cpu_vs_linear": per_it_cpu / base["per_it_cpu"] / grow,
+            "cost": case["cost"], "max_violation": case["max_violation"], "iterations_per_start": case["iterations"],
+            **la, "ms_per_factorization": 1e3 * per_fact, "per_factorization_ratio": per_fact / base["per_fact"]}
+
+
+def _print_row(f: Path, row: dict, codegen: bool) -> None:
+    its = [abs(i) for i in row["iterations_per_start"]]
+    its_col = f"{statistics.median(its):g} ({min(its)}–{max(its)})" if len(its) > 1 else str(its[0])
+    failed = sum(i < 0 for i in row["iterations_per_start"][1:])
+    its_col += f", {failed} failed" if failed else ""
+    compiled_col = f"{row['compile_s']:.1f}" if codegen else "–"
+    print(f"| {f.stem} | {row['factor']:g} | {compiled_col} | {row['variables']} | {row['constraints']} | {its_col} | "
+          f"{row['status']} | {row['cost']:.5g} | {row['setup_s']:.2f} | {row['solve_s']:.2f} | {row['eval_s']:.2f} | "
+          f"{row['ipopt_s']:.2f} | {row['ms_per_iteration']:.1f} | {row['per_iteration_ratio']:.2f} | "
+          f"{row['vs_linear']:.2f} | {row['factorizations']} | {row['refinements']} | "
+          f"{8e-6 * row['factor_doubles']:.1f} | {row['ms_per_factorization']:.1f} | "
+          f"{row['per_factorization_ratio']:.2f} |", flush=True)
+
+
+def run_cases(files: list, args) -> list:
+    """Every problem at every knot factor, each case in a fresh process; prints the table's rows
+    as they finish and returns them."""
+    rows = []
+    print(HEADER)
+    print("|" + "---|" * 20)
+    for f in files:
+        base, compile_s = {}, 0.0
+        if args.codegen:
+            problem = go.load_problem(f)
+            problem = problem.replace(solver=dataclasses.replace(problem.solver, codegen=True))
+            t0 = time.perf_counter()
+            dyn = SymbolicDynamics.of_robot(robot_of(problem), compiler=compiled)
+            dyn.inverse_dynamics, dyn.contact_kinematics  # compiled now, or found in the cache
+            compile_s = time.perf_counter() - t0
+        for factor in args.factors:
+            row = _row(f, factor, _in_child(f, factor, args.codegen, args.starts), compile_s, args.codegen, base)
+            rows.append(row)
+            _print_row(f, row, args.codegen)
+            compile_s = 0.0  # paid once per robot
+    return rows
 
 
 def main() -> None:
@@ -193,54 +260,7 @@ def main() -> None:
     if args.markdown:
         markdown_table(files)
         return
-    rows = []
-    print("| problem | knots× | compile s | variables | constraints | iterations | status | cost | setup s | solve s | in evaluations s | in IPOPT s | ms / iteration | per-iteration ratio | vs linear | factorisations | refinements | factor MB | ms / factorisation | per-factorisation ratio |")
-    print("|" + "---|" * 20)
-    for f in files:
-        base = base_fact = base_n = base_cpu = None
-        compile_s = 0.0
-        if args.codegen:
-            problem = go.load_problem(f)
-            problem = problem.replace(solver=dataclasses.replace(problem.solver, codegen=True))
-            t0 = time.perf_counter()
-            dyn = SymbolicDynamics.of_robot(robot_of(problem), compiler=compiled)
-            dyn.inverse_dynamics, dyn.contact_kinematics  # compiled now, or found in the cache
-            compile_s = time.perf_counter() - t0
-        for factor in args.factors:
-            case = _in_child(f, factor, args.codegen, args.starts)
-            s, la, iterations = case["stats"], case["la"], case["iterations"]
-            per_it = s["solve_time_s"] / max(s["iterations"], 1)
-            per_it_cpu = s["solve_cpu_s"] / max(s["iterations"], 1)
-            base_cpu = base_cpu or per_it_cpu
-            base = base or per_it
-            base_n = base_n or s["n_variables"]
-            per_fact = s["solver_time_s"] / max(la["factorizations"], 1)
-            base_fact = base_fact or per_fact
-            row = {"problem": f.name, "factor": factor, "codegen": args.codegen, "compile_s": compile_s,
-                   "variables": s["n_variables"],
-                   "constraints": s["n_constraints"], "iterations": s["iterations"], "status": case["status"],
-                   "setup_s": s["build_time_s"] + s["setup_time_s"], "solve_s": s["solve_time_s"],
-                   "eval_s": s["function_eval_time_s"], "ipopt_s": s["solver_time_s"],
-                   "ms_per_iteration": 1e3 * per_it, "per_iteration_ratio": per_it / base,
-                   "vs_linear": per_it / base / (s["n_variables"] / base_n),
-                   "solve_cpu_s": s["solve_cpu_s"], "ms_cpu_per_iteration": 1e3 * per_it_cpu,
-                   "cpu_vs_linear": per_it_cpu / base_cpu / (s["n_variables"] / base_n),
-                   "cost": case["cost"], "max_violation": case["max_violation"], "iterations_per_start": iterations,
-                   **la, "ms_per_factorization": 1e3 * per_fact, "per_factorization_ratio": per_fact / base_fact}
-            rows.append(row)
-            compiled_col = f"{compile_s:.1f}" if args.codegen else "–"
-            its = [abs(i) for i in iterations]
-            its_col = (f"{statistics.median(its):g} ({min(its)}–{max(its)})" if len(its) > 1 else str(its[0]))
-            failed = sum(i < 0 for i in iterations[1:])
-            its_col += f", {failed} failed" if failed else ""
-            compile_s = 0.0  # paid once per robot
-            print(f"| {f.stem} | {factor:g} | {compiled_col} | {row['variables']} | {row['constraints']} | {its_col} | "
-                  f"{case['status']} | {case['cost']:.5g} | {row['setup_s']:.2f} | {row['solve_s']:.2f} | {row['eval_s']:.2f} | "
-                  f"{row['ipopt_s']:.2f} | {row['ms_per_iteration']:.1f} | {row['per_iteration_ratio']:.2f} | "
-                  f"{row['vs_linear']:.2f} | "
-                  f"{la['factorizations']} | {la['refinements']} | {8e-6 * la['factor_doubles']:.1f} | "
-                  f"{row['ms_per_factorization']:.1f} | {row['per_factorization_ratio']:.2f} |",
-                  flush=True)
+    rows = run_cases(files, args)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
     if args.summary:

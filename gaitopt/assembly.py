@@ -220,15 +220,12 @@ class Assembly:
         inline = self._inline_block()
         blocks = ([] if inline is None else [inline]) + _merged(self.maps)
         g_parts, g_order = [], []
-        derivatives = {}  # a function shared by several blocks is differentiated once
-        for mr in blocks:
+        for mr in blocks:  # (one block per Function: `_merged`, so each is differentiated once)
             N = mr.index.shape[1]
             Z, K = _gather(x, mr.index), ca.DM(mr.params)
             g_parts.append(ca.vec(mr.fn.map(N, "serial")(Z, K)))
             g_order.append(mr.rows.T.ravel())
-            if id(mr.fn) not in derivatives:
-                derivatives[id(mr.fn)] = mr.derivatives()
-            J, H = derivatives[id(mr.fn)]
+            J, H = mr.derivatives()
             R, C, _ = _jacobian_triplets(J.sparsity_out(0), mr.rows, mr.index)
             keep = np.flatnonzero(C >= 0)  # not the columns of constant inputs
             j_vals.append(_nonzeros(J.map(N, "serial")(Z, K))[keep.tolist()])

@@ -10,6 +10,7 @@ import pytest
 
 import gaitopt as go
 from gaitopt.constraints import Constraint
+from gaitopt.constraints.kinematics import LegSeparation
 from gaitopt.gait import robot_of
 from gaitopt.transcription import transcribe
 
@@ -139,3 +140,25 @@ def test_a_call_of_expressions_is_inlined_with_the_same_rows():
     rows = [r for r in tr.rows if r[0] == "doubled_q"]
     want = np.concatenate([x[np.asarray(pv.q.index)[iz, :]] for pv in tr.phases])
     assert np.allclose(np.sort([g[a] for _, _, a, b in rows]), np.sort(want), rtol=1e-14)
+
+
+class _ReversedSeparation(LegSeparation):
+    """Test component: the built-in leg separation pairs in the other order under another term
+    (its rows are the built-in gaps negated): a shared function must not be reused for it."""
+
+    term = "reversed_separation"
+
+    def bound(self, ctx, bounds):
+        super().bound(ctx, bounds)
+        self.rows = [(b, a, axis, -10.0) for a, b, axis, _ in self.rows]
+
+
+def test_a_component_with_other_rows_gets_its_own_shared_function():
+    p = go.load_problem("problems/solo12_trot.yaml").scaled_knots(0.3)
+    tr = transcribe(p, robot_of(p), constraints=[_ReversedSeparation()])
+    g = tr.assembly.g_value(np.random.default_rng(0).uniform(-0.5, 1.5, tr.n_variables))
+    rows = {t: np.concatenate([g[a:b] for term, _, a, b in tr.rows if term == t])
+            for t in ("leg_separation", "reversed_separation")}
+    assert rows["leg_separation"].size == rows["reversed_separation"].size > 0
+    assert np.abs(rows["leg_separation"]).max() > 1e-3
+    assert np.allclose(rows["reversed_separation"], -rows["leg_separation"], rtol=1e-12, atol=1e-14)

@@ -17,11 +17,12 @@ RECORDED = json.loads(DATA.read_text())
 CASES = dict(cases())
 # Relative tolerance of the optimum's cost, 1e-6 unless listed. This variant (abs_power with a
 # torque-rate limit) has many local optima that IPOPT reaches by rounding: the code that recorded
-# 1.43323 landed on 1.43323, 1.43323 and 1.42929 with bound_push 0.0099, 0.01 and 0.0101; with
-# the impact rows as one RNEA pass (same rows to 1e-12, tested above) the same three starts and
-# 0.0102 land on 1.43323, 1.43458, 1.30465 and 1.32669 (2026-11-24). Its rows are compared
-# exactly above; its optimum only to the spread of those measured local optima.
-OPTIMUM_RTOL = {"static_hs_abs_power_torque_rate": 0.1}
+# 1.43323 landed on 1.43323, 1.43323 and 1.42929 with bound_push 0.0099, 0.01 and 0.0101;
+# during the set-up changes of 2026-11-24 (rows equal to 1e-12, tested above) the same starts and
+# 0.0102 landed on 1.43323, 1.43458, 1.30465 and 1.32669 at one commit, and the default start on
+# 1.43224 at another, so a change that only reorders rounding can move it off 1e-4; today's code
+# lands on the recorded one (1.4332261).
+OPTIMUM_RTOL = {"static_hs_abs_power_torque_rate": 1e-4}
 
 
 @pytest.fixture(scope="module", params=[pytest.param(name, marks=pytest.mark.fast if name == "biped7_static_walk" else ())

@@ -171,17 +171,20 @@ class Context:
     slacks: dict = field(default_factory=dict)
     _shared: dict = field(default_factory=dict, repr=False)
 
-    def shared(self, key: str, build, inputs: str = "qv"):
-        """A Function of q (inputs "q") or of (q, v) (inputs "qv") that many points call
+    def shared(self, name: str, key: tuple, build, inputs: str = "qv"):
+        """A Function `name` of q (inputs "q") or of (q, v) (inputs "qv") that many points call
         (`NlpBuilder.con_call`), made once per transcription: build(*symbols) → its output, an SX
         expression of the dynamics' own symbols; its derivatives are then built once, not in
-        every class of points that uses it. None when the dynamics' functions cannot be wrapped
-        (co-design's limb scale, compiled dynamics): the caller writes its rows inline."""
+        every class of points that uses it. `key` (hashable) must identify the output completely:
+        the calling component's class and term and every number `build` reads, since a second
+        call with the same key returns the first Function. None when the dynamics' functions
+        cannot be wrapped (co-design's limb scale, compiled dynamics): the caller writes its
+        rows inline."""
         if not getattr(self.dynamics, "plain", False):
             return None
         if key not in self._shared:
             syms = self.dynamics.symbols[:len(inputs)]
-            name = "shared_" + "_".join(re.findall(r"[A-Za-z0-9]+", key))  # CasADi's name rules
+            name = "shared_" + "_".join(re.findall(r"[A-Za-z0-9]+", name))  # CasADi's name rules
             self._shared[key] = ca.Function(name, list(syms), [ca.densify(ca.vec(build(*syms)))], list(inputs), ["rows"])
         return self._shared[key]
 

@@ -125,9 +125,9 @@ def _feet_in_base(ctx, point) -> dict:
     return point.cached("feet_in_base", lambda: _feet_of(ctx, point.q, point.contact_kinematics(ctx.dynamics)[0]))
 
 
-def _feet_in_base_rows(ctx, key: str, rows_of):
-    """A shared Function q → rows_of(feet in base frame) (Context.shared), or None."""
-    return ctx.shared(key, lambda q: rows_of(_feet_of(ctx, q, ctx.world_contact_kinematics(q)[0])), inputs="q")
+def _feet_in_base_rows(ctx, name: str, key: tuple, rows_of):
+    """A shared Function q → rows_of(feet in base frame) (Context.shared; key as there), or None."""
+    return ctx.shared(name, key, lambda q: rows_of(_feet_of(ctx, q, ctx.world_contact_kinematics(q)[0])), inputs="q")
 
 
 class FootRangeOfMotion(Constraint):
@@ -161,7 +161,8 @@ class FootRangeOfMotion(Constraint):
         axes = [0, 2] if ctx.sagittal else [0, 1, 2]
         for foot in ctx.robot.feet:
             lo, hi = self.boxes[foot]
-            fn = _feet_in_base_rows(ctx, f"foot_in_base_{foot}", lambda feet, foot=foot: feet[foot][axes])
+            fn = _feet_in_base_rows(ctx, f"foot_in_base_{foot}", (type(self), self.term, foot, tuple(axes)),
+                                    lambda feet, foot=foot: feet[foot][axes])
             if fn is not None:
                 ctx.builder.con_call(self.term, ctx.phases[p].name, fn, [point.q], ca.SX.zeros(len(axes)),
                                      lo[axes], hi[axes])
@@ -198,7 +199,7 @@ class LegSeparation(Constraint):
         def gaps(feet):
             return ca.vertcat(*[feet[a][axis] - feet[b][axis] for a, b, axis, _ in self.rows])
         minima = np.array([m for *_, m in self.rows])
-        fn = _feet_in_base_rows(ctx, "leg_gaps", gaps)
+        fn = _feet_in_base_rows(ctx, "leg_gaps", (type(self), self.term, tuple(tuple(r) for r in self.rows)), gaps)
         if fn is not None:
             ctx.builder.con_call(self.term, ctx.phases[p].name, fn, [point.q], ca.SX.zeros(len(self.rows)), minima, np.inf)
         else:
