@@ -157,9 +157,9 @@ def measure_case(problem_file: str, factor: float, codegen: bool, starts: int) -
 
 
 def _in_child(problem_file, factor: float, codegen: bool, starts: int) -> dict:
-    """measure_case in a fresh process: a solve that wrote IPOPT's journal (solve_logged) changes
-    the iterations of later solves in its process (tests/test_bench.py), and each case then
-    starts as a `gaitopt solve` does."""
+    """measure_case in a fresh process: each case then starts as a `gaitopt solve` does (the
+    path of a hard solve depends on the IPOPT options of its process's first solve, and
+    solve_logged adds a journal: docs/speed.md)."""
     cmd = [sys.executable, __file__, "--one", str(problem_file), str(factor), str(int(codegen)), str(starts)]
     out = subprocess.run(cmd, capture_output=True, text=True, env=os.environ)
     if out.returncode != 0:

@@ -14,9 +14,10 @@ pytestmark = pytest.mark.fast  # cheap: the whole file is in the fast subset
 ROOT = Path(__file__).resolve().parent.parent
 
 
-# A solve with IPOPT's `output_file` at file_print_level 6 changes the iterations of later solves
-# in the same process (measured: an unrelated gear-600 heel-toe solve then took 695 iterations to
-# 26.87 instead of 479 to 30.88), so the journaled solve runs in a process of its own.
+# The path of a hard solve depends on the IPOPT options of its process's first solve (measured:
+# an infeasible gear-600 heel-toe walk took 385 or 542 iterations after a first solve with
+# gaitopt's options or with `output_file` added; docs/speed.md), so the journaled solve runs in a
+# process of its own and leaves the suite's later solves as a plain process would make them.
 _CHILD = """
 import importlib.util, json, sys
 import gaitopt as go
