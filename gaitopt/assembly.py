@@ -47,6 +47,13 @@ class MappedRows:
                 ca.Function("hess_" + self.fn.name(), [z, k, lam], [hess]))
 
 
+def x_offsets(x, symbols) -> np.ndarray:
+    """Offsets into the (n,1) SX column of symbols x of the given entries of it (a list of
+    scalar SX or one SX column): x evaluated at 0, 1, … reads each one's offset."""
+    where = ca.Function("where", [x], [ca.vertcat(*symbols) if isinstance(symbols, list) else symbols])
+    return np.asarray(where(np.arange(x.numel(), dtype=float)), float).ravel().astype(int)
+
+
 def _gather(x, index: np.ndarray):
     """x[index] as an (nz, n) matrix; entries −1 of index read a constant 0."""
     flat = index.T.ravel()
@@ -182,13 +189,12 @@ class Assembly:
 
     def _touched(self, expr) -> tuple:
         """(z, offsets): the entries of x that the SX `expr` depends on, as a column of those
-        symbols, and their offsets into x (the `where` evaluation reads each symbol's offset)."""
+        symbols, and their offsets into x."""
         syms = ca.symvar(expr)
         if not syms:
             return ca.SX(0, 1), np.zeros(0, int)
         z = ca.vertcat(*syms)
-        where = ca.Function("where", [self.x_sx], [z])
-        return z, np.asarray(where(np.arange(self.n, dtype=float)), float).ravel().astype(int)
+        return z, x_offsets(self.x_sx, z)
 
     def _inline_block(self):
         """The inline rows as one mapped block at a single point whose variables are the x entries

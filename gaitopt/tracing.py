@@ -19,7 +19,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from .assembly import MappedRows
+from .assembly import MappedRows, x_offsets
 from .nlp import Block, KnotDependent, KnotProgress, PhaseVars
 
 
@@ -108,13 +108,6 @@ def _bounds(value, m: int, ksym, values) -> np.ndarray:
     return np.broadcast_to(vals, (m, n)).copy()
 
 
-def _x_offsets(ctx, symbols) -> np.ndarray:
-    """Offsets into x of SX symbols that are decision variables (x itself evaluated at 0, 1, …)."""
-    x = ctx.builder.x
-    fn = ca.Function("where", [x], [ca.vertcat(*symbols)])
-    return np.asarray(fn(np.arange(x.numel(), dtype=float)), float).ravel().astype(int)
-
-
 def add_class(ctx, p: int, components, cls, points) -> None:
     """Rows of `components` at the points of PointClass `cls`; points: the rule's Point list of
     the phase (for components called point by point)."""
@@ -133,12 +126,12 @@ def add_class(ctx, p: int, components, cls, points) -> None:
     values = cls.progress
     lb = np.vstack([_bounds(r[3], s, ksym, values) for r, s in zip(recorded, sizes)]) if m else np.zeros((0, n))
     ub = np.vstack([_bounds(r[4], s, ksym, values) for r, s in zip(recorded, sizes)]) if m else np.zeros((0, n))
+    starts = np.cumsum([0] + sizes[:-1])  # each recorded row's first line within the class's rows
     if all(t is not None for t in traced):
         base = B.ng
         rows = base + np.arange(m * n).reshape(n, m).T
         B.lbg.append(lb.T.ravel().copy())
         B.ubg.append(ub.T.ravel().copy())
-        starts = np.cumsum([0] + sizes[:-1])
         B.rows.extend((r[0], r[1], base + j * m + a, base + j * m + a + s)
                       for j in range(n) for r, a, s in zip(recorded, starts, sizes))
         B.ng += m * n
@@ -157,10 +150,9 @@ def add_class(ctx, p: int, components, cls, points) -> None:
     if not m:
         return
     z = ca.vertcat(cls.symbols, *extra)
-    index = np.vstack([cls.index, np.repeat(_x_offsets(ctx, extra)[:, None], n, axis=1)]) if extra else cls.index
+    index = np.vstack([cls.index, np.repeat(x_offsets(ctx.builder.x, extra)[:, None], n, axis=1)]) if extra else cls.index
     fn = ca.Function(f"rows_{phase}_{int(cls.positions[0])}", [z, ksym], [out])
     B.mapped(MappedRows(fn, index, values.reshape(1, n), rows))
-    starts = np.cumsum([0] + sizes[:-1])
     for i, fn_flat, at in calls:  # the shared calls' values, added to their rows
         w_index = np.where(at[:, None] >= 0, cls.index[np.maximum(at, 0)], -1)
         B.mapped(MappedRows(fn_flat, w_index, np.zeros((0, n)), rows[starts[i]:starts[i] + sizes[i], :]))
@@ -215,5 +207,5 @@ def add_interval_rows(ctx, p: int, term: str, rows_of, order) -> None:
     k = ca.SX.sym("interval")
     fn = ca.Function(f"intervals_{term}_{pv.name}", [ca.vertcat(symbols, *extra), k], [out])
     if extra:
-        index = np.vstack([index, np.repeat(_x_offsets(ctx, extra)[:, None], K, axis=1)])
+        index = np.vstack([index, np.repeat(x_offsets(ctx.builder.x, extra)[:, None], K, axis=1)])
     B.mapped(MappedRows(fn, index, np.arange(K, dtype=float).reshape(1, K), rows))

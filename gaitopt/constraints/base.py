@@ -170,6 +170,7 @@ class Context:
     impulses: dict = field(default_factory=dict)
     slacks: dict = field(default_factory=dict)
     _shared: dict = field(default_factory=dict, repr=False)
+    _own_kinematics: tuple | None = field(default=None, repr=False)
 
     def shared(self, name: str, key: tuple, build, inputs: str = "qv"):
         """A Function `name` of q (inputs "q") or of (q, v) (inputs "qv") that many points call
@@ -188,17 +189,15 @@ class Context:
             self._shared[key] = ca.Function(name, list(syms), [ca.densify(ca.vec(build(*syms)))], list(inputs), ["rows"])
         return self._shared[key]
 
-    def world_contact_kinematics(self, q, v=None) -> tuple:
-        """(positions, velocities) (3, nc) of every contact point for SX q, v (v = 0 if None);
-        for the dynamics' own symbols (`shared`) built once."""
-        own = q is self.dynamics.symbols[0] and (v is None or v is self.dynamics.symbols[1])
-        if own and ("", v is None) in self._shared:
-            return self._shared[("", v is None)]
-        zero = ca.SX.zeros(self.robot.nv, 1)
-        pos, vel, _ = self.dynamics.contact_kinematics(q, zero if v is None else v, zero)
-        if own:
-            self._shared[("", v is None)] = (pos, vel)
-        return pos, vel
+    def own_contact_kinematics(self) -> tuple:
+        """(positions, velocities) (3, nc) of every contact point as expressions of the
+        dynamics' own (q, v) symbols (the ones `shared` builds on), built once; the positions
+        depend on q alone."""
+        if self._own_kinematics is None:
+            q, v = self.dynamics.symbols
+            pos, vel, _ = self.dynamics.contact_kinematics(q, v, ca.SX.zeros(self.robot.nv, 1))
+            self._own_kinematics = (pos, vel)
+        return self._own_kinematics
 
     @property
     def sagittal(self) -> bool:

@@ -119,7 +119,7 @@ class ContactAtRest(Constraint):
             plan = self._plan(ctx, pv.active)
         for entry in plan:  # one shared function per point (and reference point): gaitopt.tracing
             fn = ctx.shared(f"contact_velocity_{entry[0]}_{entry[1]}", (type(self), self.term, entry),
-                            lambda q, v, entry=entry: self._rows(ctx, *ctx.world_contact_kinematics(q, v), [entry]))
+                            lambda q, v, entry=entry: self._rows(ctx, *ctx.own_contact_kinematics(), [entry]))
             if fn is not None:
                 ctx.builder.con_call(self.term, pv.name, fn, [point.q, point.v], ca.SX.zeros(fn.numel_out(0)))
             else:

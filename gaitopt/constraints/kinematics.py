@@ -127,7 +127,7 @@ def _feet_in_base(ctx, point) -> dict:
 
 def _feet_in_base_rows(ctx, name: str, key: tuple, rows_of):
     """A shared Function q → rows_of(feet in base frame) (Context.shared; key as there), or None."""
-    return ctx.shared(name, key, lambda q: rows_of(_feet_of(ctx, q, ctx.world_contact_kinematics(q)[0])), inputs="q")
+    return ctx.shared(name, key, lambda q: rows_of(_feet_of(ctx, q, ctx.own_contact_kinematics()[0])), inputs="q")
 
 
 class FootRangeOfMotion(Constraint):
