@@ -132,16 +132,26 @@ def _merged(maps: list) -> list:
 
 
 class Assembly:
-    """The NLP as functions of x: cost (SX of x_sx), inline rows, mapped rows.
+    """The NLP as functions of x: cost (inline and mapped parts), inline rows, mapped rows.
 
     x_sx: (n,1) SX symbols of x; cost: SX of x_sx; inline: SX (m_inline,1) of x_sx with
-    inline_rows (m_inline,) offsets into g; maps: MappedRows; ng: number of rows of g."""
+    inline_rows (m_inline,) offsets into g; maps: MappedRows; ng: number of rows of g;
+    cost_maps: MappedRows without rows (fn → (1,1)) whose values at all their points add to
+    `cost` (gaitopt.point_sum)."""
 
-    def __init__(self, x_sx, cost, inline, inline_rows, maps, ng: int):
+    def __init__(self, x_sx, cost, inline, inline_rows, maps, ng: int, cost_maps=()):
         self.x_sx, self.cost, self.inline = x_sx, cost, inline
         self.inline_rows = np.asarray(inline_rows, int)
         self.maps, self.ng = maps, ng
+        self.cost_maps = list(cost_maps)
         self._g_sx = None
+
+    def cost_sx(self):
+        """The whole cost as one SX expression of x_sx (every mapped term inlined): for tests
+        and tools; the solver never builds it."""
+        return self.cost + sum((ca.sum2(mr.fn.map(mr.index.shape[1], "serial")(_gather(self.x_sx, mr.index),
+                                                                             ca.DM(mr.params)))
+                                for mr in self.cost_maps), ca.SX(0))
 
     @property
     def n(self) -> int:
@@ -218,10 +228,24 @@ class Assembly:
         zc, c_index = self._touched(self.cost)
         cost = ca.Function("cost", [zc], [self.cost, ca.gradient(self.cost, zc), ca.triu(ca.hessian(self.cost, zc)[0])])
         f, grad_c, H_c = cost(x[c_index.tolist()] if c_index.size else ca.MX(0, 1))
-        grad = _scatter(n, 1, [c_index], [np.zeros(c_index.size, int)], [np.ones(c_index.size)],
-                        lambda r, c: D[r], grad_c)
         R, C, W = _hessian_triplets(cost.sparsity_out(2), c_index[:, None])
         h_vals, h_rows, h_cols, h_w = [lam_f * _nonzeros(H_c)], [R], [C], [W]
+        g_vals, g_rows = [grad_c], [c_index]
+        for mr in self.cost_maps:  # the cost's mapped terms: value, gradient and Hessian per point
+            N = mr.index.shape[1]
+            Z, K = _gather(x, mr.index), ca.DM(mr.params)
+            f = f + ca.sum2(mr.fn.map(N, "serial")(Z, K))
+            J, H = mr.derivatives()
+            _, C, _ = _jacobian_triplets(J.sparsity_out(0), np.zeros((1, N), int), mr.index)
+            g_vals.append(_nonzeros(J.map(N, "serial")(Z, K)))
+            g_rows.append(C)
+            R, C, W = _hessian_triplets(H.sparsity_out(0), mr.index)
+            h_vals.append(_nonzeros(H.map(N, "serial")(Z, K, ca.repmat(lam_f, 1, N))))
+            h_rows.append(R)
+            h_cols.append(C)
+            h_w.append(W)
+        grad = _scatter(n, 1, g_rows, [np.zeros(r.size, int) for r in g_rows], [np.ones(r.size) for r in g_rows],
+                        lambda r, c: D[r], ca.vertcat(*g_vals))
         j_vals, j_rows, j_cols = [], [], []
         inline = self._inline_block()
         blocks = ([] if inline is None else [inline]) + _merged(self.maps)

@@ -62,12 +62,7 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
                     x_scale=tr.variable_scale(x0) if s.scale_variables else None)
     x = sol.x
     traj, impulses = build_trajectory(tr, x)
-    terms = {}
-    if tr.cost_terms:
-        fn = ca.Function("terms", [tr.x], list(tr.cost_terms.values()))
-        vals = fn(x)
-        vals = vals if isinstance(vals, (list, tuple)) else [vals]
-        terms = {k: float(v) for k, v in zip(tr.cost_terms, vals)}
+    terms = tr.cost_term_values(x)
     stats = dict(sol.stats)
     stats["build_time_s"] = t_build
     stats["guess_time_s"] = t_guess

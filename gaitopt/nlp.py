@@ -99,14 +99,21 @@ class NlpBuilder:
         """All variables as one (n,1) SX column."""
         return ca.vertcat(*self.syms)
 
-    def nlp(self, cost) -> tuple:
-        """(Assembly, lbx, ubx, lbg, ubg) of everything added (gaitopt.assembly)."""
+    def nlp(self, cost, point_sums=()) -> tuple:
+        """(Assembly, lbx, ubx, lbg, ubg) of everything added (gaitopt.assembly); the cost is
+        `cost` (SX) plus the gaitopt.point_sum.PointSum terms `point_sums`."""
         inline = ca.vertcat(*self.g) if self.g else ca.SX(0, 1)
         rows = np.concatenate(self.g_rows) if self.g_rows else np.zeros(0, int)
         empty = np.zeros(0)
-        return (Assembly(self.x, ca.SX(cost), inline, rows, self.maps, self.ng), np.concatenate(self.lb),
+        x, cost, cost_maps = self.x, ca.SX(cost), []
+        for ps in point_sums:
+            blocks, rest = ps.blocks(x)
+            cost_maps += blocks
+            cost += rest
+        return (Assembly(x, cost, inline, rows, self.maps, self.ng, cost_maps), np.concatenate(self.lb),
                 np.concatenate(self.ub), np.concatenate(self.lbg) if self.lbg else empty,
                 np.concatenate(self.ubg) if self.ubg else empty)
+
 
 
 def force_axes(dim: int) -> list:

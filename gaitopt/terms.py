@@ -18,6 +18,7 @@ import numpy as np
 from .actuation import joule_coefficient
 from .constraints.junction import impact_here, incoming
 from .dynamics import GRAVITY
+from .point_sum import PointSum
 
 
 def _duration(ctx):
@@ -26,30 +27,39 @@ def _duration(ctx):
 
 
 def collocation_points(ctx, forces: bool = False):
-    """Yield (phase index, weight [s], q, v, a, τ, f, key) over the rule's quadrature of every
-    phase: of integrands of (q, v, τ), or with `forces` of integrands that also need a or f
-    (gaitopt.collocation.CollocationRule.quadrature)."""
+    """Yield (phase index, h [s], weight [-], q, v, a, τ, f, key) over the rule's quadrature of
+    every phase, the point's quadrature weight being h · weight (h: the phase's interval, SX when
+    its duration is free): of integrands of (q, v, τ), or with `forces` of integrands that also
+    need a or f (gaitopt.collocation.CollocationRule.quadrature)."""
     for p, pv in enumerate(ctx.phases):
         h = pv.duration / pv.n_intervals
         for w, q, v, a, tau, f, key in ctx.rule.quadrature(pv, p, forces):
-            yield p, h * w, q, v, a, tau, f, key
+            yield p, h, w, q, v, a, tau, f, key
+
+
+def _group(name: str, key) -> tuple:
+    """The PointSum group of a point: the term, the phase, knot or midpoint (inputs of one form)."""
+    return name, key[0], "midpoint" if key[1] % 1 else "knot"
 
 
 def joule_loss(ctx):
     """JouleLoss: J = (1/s) ∫ Σ_i R_i (τ_i / (G_i K_i))² dt  [J/m] — copper loss per distance."""
     c = ca.vertcat(*[joule_coefficient(a, g) for a, g in zip(ctx.actuators, ctx.gears)])
-    total = 0
-    for _, w, q, v, a, tau, f, key in collocation_points(ctx):
-        total += w * ca.dot(c, tau ** 2)
-    return total / ctx.distance
+    out = PointSum()
+    for _, h, w, q, v, a, tau, f, key in collocation_points(ctx):
+        out.add(_group("joule_loss", key), w, lambda tau, c, h, s: h * ca.dot(c, tau ** 2) / s,
+                tau, c, h, ctx.distance)
+    return out
 
 
-def _abs_energy(ctx):
-    total = 0
-    for _, w, q, v, a, tau, f, key in collocation_points(ctx):
+def _abs_energy(ctx, name: str, per):
+    """∫ Σ_i |τ_i q̇_i| dt / per as a PointSum (per: SX or number)."""
+    out = PointSum()
+    for _, h, w, q, v, a, tau, f, key in collocation_points(ctx):
         pos, neg = ctx.slacks[key]  # gaitopt.constraints.PowerSplit
-        total += w * ca.sum1(pos.sym + neg.sym)
-    return total
+        out.add(_group(name, key), w, lambda pos, neg, h, per: h * ca.sum1(pos + neg) / per,
+                pos.sym, neg.sym, h, per)
+    return out
 
 
 def specific_resistance(ctx):
@@ -57,20 +67,20 @@ def specific_resistance(ctx):
 
     (The source paper writes the integrand over m g v without dividing by the cycle time; that
     figure is ε·T. gaitopt reports ε, the dimensionless one.)"""
-    return _abs_energy(ctx) / (ctx.robot.total_mass * GRAVITY * ctx.distance)
+    return _abs_energy(ctx, "specific_resistance", ctx.robot.total_mass * GRAVITY * ctx.distance)
 
 
 def abs_power(ctx):
     """AbsPower: P̄ = (1/T) ∫ Σ_i |τ_i q̇_i| dt  [W] — time-averaged absolute mechanical power."""
-    return _abs_energy(ctx) / _duration(ctx)
+    return _abs_energy(ctx, "abs_power", _duration(ctx))
 
 
 def torque_squared(ctx):
     """TorqueSquared: (1/T) ∫ Σ_i τ_i² dt  [N²·m²]."""
-    total = 0
-    for _, w, q, v, a, tau, f, key in collocation_points(ctx):
-        total += w * ca.sumsqr(tau)
-    return total / _duration(ctx)
+    out, T = PointSum(), _duration(ctx)
+    for _, h, w, q, v, a, tau, f, key in collocation_points(ctx):
+        out.add(_group("torque_squared", key), w, lambda tau, h, T: h * ca.sumsqr(tau) / T, tau, h, T)
+    return out
 
 
 def torque_rate_squared(ctx):
@@ -99,19 +109,23 @@ def fri_stability(ctx):
     rotate; during heel or toe roll gaitopt's P sits on the rolling edge (it is computed from the
     contact forces), where the true FRI would lie beyond it: an approximation, stated here.
     """
-    dyn = ctx.dynamics
-    total = 0
-    for p, w, q, v, a, tau, f, key in collocation_points(ctx, forces=True):
+    dyn, dim = ctx.dynamics, ctx.dim
+    horiz = [0] if dim == 2 else [0, 1]
+    out, T = PointSum(), _duration(ctx)
+    for p, h, w, q, v, a, tau, f, key in collocation_points(ctx, forces=True):
         active = ctx.phases[p].active
-        pos, _, _ = dyn.contact_kinematics(q, v, a)
-        com, _ = dyn.com(q, v)
-        fz = [f[ctx.dim * i + (ctx.dim - 1)] for i in range(len(active))]
-        fsum = sum(fz)
-        horiz = [0] if ctx.dim == 2 else [0, 1]
-        for ax in horiz:
-            num = sum(fz[i] * pos[ax, ctx.contact_names.index(c)] for i, c in enumerate(active))
-            total += w * (num / fsum - com[ax]) ** 2
-    return total / _duration(ctx) / ctx.distance
+        cols = [ctx.contact_names.index(c) for c in active]
+
+        def integrand(q, v, a, f, h, T, s, cols=cols):
+            pos, _, _ = dyn.contact_kinematics(q, v, a)
+            com, _ = dyn.com(q, v)
+            fz = [f[dim * i + (dim - 1)] for i in range(len(cols))]
+            fsum = sum(fz)
+            return h * sum((sum(fz[i] * pos[ax, c] for i, c in enumerate(cols)) / fsum - com[ax]) ** 2
+                           for ax in horiz) / T / s
+
+        out.add(_group("fri_stability", key), w, integrand, q, v, a, f, h, T, ctx.distance)
+    return out
 
 
 def impact_loss(ctx):

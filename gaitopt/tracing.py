@@ -177,9 +177,10 @@ def interval_template(pv):
     return template, ca.vertcat(*syms), np.vstack(index)
 
 
-def add_interval_rows(ctx, p: int, term: str, rows_of, order) -> None:
-    """Rows (= 0) of every interval of phase p from `rows_of(template, h)`, the row list of a
-    one-interval template (`interval_template`), built once and mapped over the intervals.
+def add_interval_rows(ctx, p: int, term: str, rows_of, order, lb=0.0, ub=0.0) -> None:
+    """Rows lb ≤ · ≤ ub (numbers) of every interval of phase p from `rows_of(template, h)`, the
+    row list of a one-interval template (`interval_template`), built once and mapped over the
+    intervals.
 
     order: the row list's entries grouped as the K-interval list orders them (each group's
     entries for interval 0, then for interval 1, …): the rows keep that order."""
@@ -192,7 +193,7 @@ def add_interval_rows(ctx, p: int, term: str, rows_of, order) -> None:
     rows = np.zeros((sum(sizes), K), int)
     for group in order:
         width = sum(sizes[i] for i in group)
-        base = B.reserve(term, pv.name, width * K)[0]
+        base = B.reserve(term, pv.name, width * K, lb, ub)[0]
         B.rows.pop()  # one (term, phase) entry per interval and row entry, as when added one by one
         at = 0
         for i in group:

@@ -28,6 +28,7 @@ from .dynamics import SymbolicDynamics
 from .errors import InputError
 from .assembly import Assembly
 from .nlp import Layout, NlpBuilder
+from .point_sum import PointSum
 from .schedule import Schedule
 from .tracing import add_class
 from . import terms
@@ -41,7 +42,7 @@ class Transcription:
     SX, is built from it on first use: solves do not need it); lbx, ubx, lbg, ubg, x0 numpy
     arrays; rows: list of
     (term, phase name, start, stop) over g; bound_rows: list of (term, phase, index array into x);
-    cost_terms: name → SX (weighted) of the cost; phases: PhaseVars per phase; globals,
+    cost_terms: name → the weighted term (SX, or gaitopt.point_sum.PointSum: `cost_term_values`); phases: PhaseVars per phase; globals,
     impulses, slacks: the other variable blocks by name; components: the constraint components
     that built the rows.
     """
@@ -75,7 +76,14 @@ class Transcription:
     def nlp(self) -> dict:
         """{"x", "f", "g"} SX, every mapped function inlined (for tools that differentiate the
         whole NLP themselves; built on first use)."""
-        return {"x": self.assembly.x_sx, "f": self.assembly.cost, "g": self.assembly.g_sx()}
+        return {"x": self.assembly.x_sx, "f": self.assembly.cost_sx(), "g": self.assembly.g_sx()}
+
+    def cost_term_values(self, x) -> dict:
+        """Each weighted cost term at the numbers x (n,): name → value."""
+        sx = {k: v for k, v in self.cost_terms.items() if not isinstance(v, PointSum)}
+        vals = ca.Function("terms", [self.x], list(sx.values()))(x) if sx else []
+        vals = dict(zip(sx, vals if isinstance(vals, (list, tuple)) else [vals]))
+        return {k: v.value(self.x, x) if isinstance(v, PointSum) else float(vals[k]) for k, v in self.cost_terms.items()}
 
     @property
     def n_variables(self) -> int:
@@ -180,6 +188,11 @@ def _phase_variables(ctx, bounds) -> None:
         ctx.phases.append(ctx.rule.phase_variables(B, ps.name, ps.knots, bounds, duration, ps.active))
 
 
+def _weighted(term, weight: float):
+    """A cost term's value (SX or gaitopt.point_sum.PointSum) times its weight."""
+    return term.scaled(weight) if isinstance(term, PointSum) else weight * term
+
+
 def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constraints=()) -> Transcription:
     """Build the NLP of `problem` on `robot` (a gaitopt.robot.Robot).
 
@@ -232,9 +245,10 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
     for c in _stage(components, "cycle"):
         c.add_cycle(ctx)
 
-    cost_terms = {name: weight * terms.COSTS[name](ctx) for name, weight in problem.cost.items()}
-    assembly, lbx, ubx, lbg, ubg = B.nlp(sum(cost_terms.values()))
+    weighted = {name: _weighted(terms.COSTS[name](ctx), weight) for name, weight in problem.cost.items()}
+    assembly, lbx, ubx, lbg, ubg = B.nlp(sum(v for v in weighted.values() if not isinstance(v, PointSum)),
+                                         [v for v in weighted.values() if isinstance(v, PointSum)])
     # ctx.dynamics: a design component (LimbLengthDesign) may have replaced the robot's
     return Transcription(problem, robot, ctx.schedule, ctx.dynamics, ctx.rule, ctx.dim, assembly, lbx, ubx, lbg, ubg,
-                         B.rows, B.bound_rows, cost_terms, ctx.phases, ctx.globals, ctx.impulses, ctx.slacks,
+                         B.rows, B.bound_rows, weighted, ctx.phases, ctx.globals, ctx.impulses, ctx.slacks,
                          components)

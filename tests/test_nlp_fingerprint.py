@@ -15,14 +15,16 @@ from nlp_fingerprint import DATA, cases, fingerprint
 
 RECORDED = json.loads(DATA.read_text())
 CASES = dict(cases())
-# Relative tolerance of the optimum's cost, 1e-6 unless listed. This variant (abs_power with a
-# torque-rate limit) has many local optima that IPOPT reaches by rounding: the code that recorded
-# 1.43323 landed on 1.43323, 1.43323 and 1.42929 with bound_push 0.0099, 0.01 and 0.0101;
-# during the set-up changes of 2026-11-24 (rows equal to 1e-12, tested above) the same starts and
-# 0.0102 landed on 1.43323, 1.43458, 1.30465 and 1.32669 at one commit, and the default start on
-# 1.43224 at another, so a change that only reorders rounding can move it off 1e-4; today's code
-# lands on the recorded one (1.4332261).
-OPTIMUM_RTOL = {"static_hs_abs_power_torque_rate": 1e-4}
+# This variant (abs_power with a torque-rate limit) has many local optima that IPOPT reaches by
+# rounding: the code that recorded 1.43323 landed on 1.43323, 1.43323 and 1.42929 with bound_push
+# 0.0099, 0.01 and 0.0101; during the set-up changes of 2026-11-24 (rows equal to 1e-12, tested
+# above) the same starts landed on 1.43323, 1.43458, 1.30465 and 1.32669 at one commit, and with
+# the cost summed per group of points (gaitopt.point_sum, third session), a change of rounding
+# only, the default start lands on 1.41885. So for it the test checks what an unchanged NLP
+# implies instead: started at the recorded optimum's x (stored, from the code that recorded it in
+# a fresh process), IPOPT ends where that code ended from there (1.4333245086, both codes to 1e-11);
+# and the default start reaches an optimum no worse than the recorded one.
+MULTI_OPTIMUM = {"static_hs_abs_power_torque_rate": DATA.parent / "static_hs_abs_power_torque_rate_optimum.npz"}
 
 
 @pytest.fixture(scope="module", params=[pytest.param(name, marks=pytest.mark.fast if name == "biped7_static_walk" else ())
@@ -55,4 +57,11 @@ def test_optimum_matches_the_recording(case):
         pytest.skip(f"{name} did not converge when recorded: its NLP is compared, not its optimum")
     res = solve(problem, print_level=0)
     assert res.success, res.message
-    assert res.cost == pytest.approx(want["cost"], rel=OPTIMUM_RTOL.get(name, 1e-6)), name
+    if name not in MULTI_OPTIMUM:
+        assert res.cost == pytest.approx(want["cost"], rel=1e-6), name
+        return
+    assert res.cost <= want["cost"] * (1 + 1e-6), name
+    stored = np.load(MULTI_OPTIMUM[name])
+    warm = solve(problem, print_level=0, x0=stored["x"])
+    assert warm.success, warm.message
+    assert warm.cost == pytest.approx(float(stored["warm_cost"]), rel=1e-6), name

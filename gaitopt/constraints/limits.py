@@ -5,6 +5,7 @@ import casadi as ca
 import numpy as np
 
 from ..actuation import designed_joints, motor_voltage
+from ..tracing import add_interval_rows
 from .base import Constraint
 
 
@@ -181,7 +182,10 @@ class TorqueRateLimit(Constraint):
     def add_intervals(self, ctx, p):
         pv = ctx.phases[p]
         rate = ctx.problem.constraints.torque_rate
-        h = pv.duration / pv.n_intervals
-        for k in range(pv.n_intervals):
-            for du in ctx.rule.torque_rate_ends(pv, k):
-                ctx.builder.con(self.term, pv.name, ca.vertcat(du - rate * h, -du - rate * h), -np.inf, 0.0)
+
+        def rows(template, h):
+            return [ca.vertcat(du - rate * h, -du - rate * h) for du in ctx.rule.torque_rate_ends(template, 0)]
+
+        # interval by interval, each end's rows: one group of all the template's entries
+        ends = len(ctx.rule.torque_rate_ends(pv, 0))
+        add_interval_rows(ctx, p, self.term, rows, [tuple(range(ends))], -np.inf, 0.0)

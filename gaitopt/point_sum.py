@@ -1,0 +1,118 @@
+"""Cost terms that are sums over the collocation points, built once per group of points.
+
+An integral cost is a quadrature Σ_j w_j L(u_j): a number w_j (the rule's weight) times an
+integrand L of the point's inputs u_j (its torques, a phase duration, the stride, …). Points
+whose inputs have the same form (one term, one phase, knots or midpoints) form a group; the
+integrand is built once per group as a CasADi Function of the symbols its inputs depend on,
+with the weight as its parameter, and gaitopt.assembly maps it over the group and
+differentiates it once, as it does the constraint rows. Built as one SX sum instead, the cost's
+Hessian grew with the knots and dominated the set-up at 8× knots (the slope walk's FRI cost:
+0.7 s of 1.1 s; docs/speed.md, 2026-11-24).
+"""
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from .assembly import MappedRows
+
+
+class PointSum:
+    """A cost term Σ_g Σ_{j∈g} w_j · L_g(u_j): numbers w_j, SX inputs u_j, one integrand L_g
+    per group g. Build it with `add`; `blocks(x)` gives its groups as mapped blocks of the
+    variables x (gaitopt.assembly), `value(x, values)` its value at numbers."""
+
+    def __init__(self, groups: dict | None = None):
+        self._groups = {} if groups is None else groups  # key → (integrand, [(w, inputs)])
+        self._blocks = None
+
+    def add(self, key, weight: float, integrand, *inputs) -> None:
+        """Add weight · integrand(*inputs). key: the group (points whose inputs have one form).
+        integrand(*inputs) → SX scalar should read no symbols but those of its inputs (a group
+        whose integrand does is summed as one SX expression instead of mapped); it is called
+        once per group, with the group's first point's inputs."""
+        self._blocks = None
+        group = self._groups.setdefault(key, (integrand, []))
+        group[1].append((float(weight), [u if isinstance(u, ca.SX) else ca.SX(u) for u in inputs]))
+
+    def scaled(self, c: float) -> "PointSum":
+        """The same sum times the number c."""
+        return PointSum({k: (f, [(c * w, u) for w, u in pts]) for k, (f, pts) in self._groups.items()})
+
+    def blocks(self, x) -> tuple:
+        """(blocks, rest): the groups as MappedRows of the (n,1) SX variables x (rows None: their
+        values add up into the cost; fn(z (nz,1), w (1,1)) → w·L), and the groups that cannot be
+        mapped as one SX expression."""
+        if self._blocks is None:
+            out, rest = [], ca.SX(0)
+            w = ca.SX.sym("w")
+            for key, (integrand, points) in self._groups.items():
+                index = _input_offsets(x, [inputs for _, inputs in points])
+                weights = np.array([[wt for wt, _ in points]])
+                expr = ca.SX(integrand(*points[0][1]))
+                z0 = x[index[:, 0].tolist()] if index is not None else None
+                if index is not None and _reads_only(expr, z0):
+                    out.append(MappedRows(ca.Function(f"cost_{_name(key)}", [z0, w], [w * expr]), index, weights, None))
+                else:  # (co-design's limb scales inside the robot functions, or inputs of several forms)
+                    rest += sum(wt * ca.SX(integrand(*inputs)) for wt, inputs in points)
+            self._blocks = out, rest
+        return self._blocks
+
+    def value(self, x, values) -> float:
+        """The sum at the numbers `values` (n,) of the (n,1) SX variables x."""
+        blocks, rest = self.blocks(x)
+        values = np.asarray(values, float)
+        total = float(ca.Function("rest", [x], [rest])(values)) if rest.nnz() else 0.0
+        for mr in blocks:
+            total += float(np.sum(np.asarray(mr.fn.map(mr.index.shape[1])(values[mr.index], mr.params), float)))
+        return total
+
+
+def _input_offsets(x, points: list):
+    """(nz, N) offsets into x of the variables each point's inputs read, in increasing order,
+    or None if the points' inputs do not read them in the same pattern (then one Function of
+    the first point's variables is not every point's)."""
+    cols = [ca.vertcat(*[ca.vec(u) for u in inputs]) for inputs in points]
+    m = int(cols[0].numel())
+    if any(int(c.numel()) != m for c in cols):
+        return None
+    rows, vars_ = (np.asarray(a, int) for a in ca.jacobian_sparsity(ca.vertcat(*cols), x).get_triplet())
+    point = rows // m
+    order = np.lexsort((vars_, point))
+    point, rows, vars_ = point[order], rows[order] % m, vars_[order]
+    counts = np.bincount(point, minlength=len(points))
+    if counts.min() != counts.max():
+        return None
+    # each point's variables (sorted, unique) and where each input entry reads them
+    per = vars_.reshape(len(points), -1)
+    first = np.ones_like(per, bool)
+    first[:, 1:] = per[:, 1:] != per[:, :-1]
+    nz = first.sum(axis=1)
+    if nz.min() != nz.max():
+        return None
+    offsets = per[first].reshape(len(points), -1)
+    local = np.cumsum(first, axis=1) - 1  # position of each entry's variable in its point's list
+    pattern = np.stack([rows.reshape(len(points), -1), local])
+    if not (pattern == pattern[:, :1]).all():
+        return None
+    # and the same expressions of them (no number that differs from point to point), checked at
+    # random values: the first point's inputs as a function of its variables give every point's
+    r = np.random.default_rng(0).uniform(0.5, 2.0, int(x.numel()))
+    every = np.asarray(ca.Function("inputs", [x], [ca.horzcat(*cols)])(r), float)
+    z0 = x[offsets[0].tolist()]
+    mapped = np.asarray(ca.Function("inputs0", [z0], [cols[0]]).map(len(points))(r[offsets.T]), float)
+    if not np.allclose(every, mapped, rtol=1e-13, atol=0.0):
+        return None
+    return offsets.T.copy()
+
+
+def _reads_only(expr, z) -> bool:
+    """Whether the SX expr depends on no symbol outside the SX column z."""
+    allowed = {s.element_hash() for s in ca.symvar(z)}
+    return all(s.element_hash() in allowed for s in ca.symvar(expr))
+
+
+def _name(key) -> str:
+    """A Function name from a group key (a tuple of names and numbers)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return "_".join(str(p).replace(".", "_") for p in parts)
