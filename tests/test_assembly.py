@@ -32,11 +32,19 @@ def _whole_graph(tr, x, lam, lam_f):
     return fn(x)
 
 
+# every cost term (those summed over the points are mapped, gaitopt.point_sum), with a free
+# stride and phase durations inside them
+COSTS = [None, {"specific_resistance": 1.0, "torque_rate_squared": 1e-4}, {"abs_power": 1.0},
+         {"torque_squared": 1.0, "impact_loss": 2.0}, {"joule_loss": 1.0, "fri_stability": 50.0}]
+
+
+@pytest.mark.parametrize("cost", COSTS, ids=lambda c: "+".join(c) if c else "joule_loss")
 @pytest.mark.parametrize("rule", ["trapezoidal", "hermite_simpson"])
-def test_assembled_derivatives_equal_the_whole_graph(rule):
-    p = _static(rule)
+def test_assembled_derivatives_equal_the_whole_graph(rule, cost):
+    p = _static(rule) if cost is None else _static(rule).replace(cost=cost)
     tr = transcribe(p, robot_of(p))
     assert tr.assembly.maps, "no rows were mapped"
+    assert tr.assembly.cost_maps, "no cost term was mapped"
     rng = np.random.default_rng(3)
     x, lam = rng.uniform(-0.5, 1.5, tr.n_variables), rng.normal(size=tr.n_constraints)
     scale = rng.uniform(0.5, 4.0, tr.n_variables)
