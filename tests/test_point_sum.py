@@ -16,6 +16,13 @@ def _plain(points, integrand):
     return sum(w * integrand(*inputs) for w, inputs in points)
 
 
+def _summed(key, points, integrand) -> PointSum:
+    ps = PointSum()
+    for w, inputs in points:
+        ps.add(key, w, integrand, *inputs)
+    return ps
+
+
 def _check(ps, x, points, integrand):
     values = np.random.default_rng(0).uniform(0.5, 2.0, x.numel())
     want = float(ca.Function("want", [x], [_plain(points, integrand)])(values))
@@ -32,10 +39,7 @@ def test_points_of_one_form_are_one_mapped_function():
         return h * ca.sumsqr(tau)
 
     points = [(w, [x[2 * k:2 * k + 2], T / 5]) for k, w in enumerate([0.5, 1.0, 1.0, 1.0, 0.5])]
-    ps = PointSum()
-    for w, inputs in points:
-        ps.add("knots", w, integrand, *inputs)
-    blocks, rest = _check(ps, x, points, integrand)
+    blocks, rest = _check(_summed("knots", points, integrand), x, points, integrand)
     assert len(blocks) == 1 and rest.is_zero()
     assert blocks[0].index.tolist() == [[0, 2, 4, 6, 8], [1, 3, 5, 7, 9], [11] * 5]
     assert blocks[0].params.tolist() == [[0.5, 1.0, 1.0, 1.0, 0.5]]
@@ -50,10 +54,7 @@ def test_a_number_that_differs_between_points_is_not_mapped():
         return u ** 2
 
     points = [(1.0, [(k + 1) * x[k]]) for k in range(3)]
-    ps = PointSum()
-    for w, inputs in points:
-        ps.add("scaled", w, integrand, *inputs)
-    blocks, rest = _check(ps, x, points, integrand)
+    blocks, rest = _check(_summed("scaled", points, integrand), x, points, integrand)
     assert not blocks and not rest.is_zero()
 
 
@@ -65,10 +66,7 @@ def test_an_integrand_reading_another_symbol_is_not_mapped():
         return scale * u ** 2
 
     points = [(1.0, [x[k]]) for k in range(3)]
-    ps = PointSum()
-    for w, inputs in points:
-        ps.add("foreign", w, integrand, *inputs)
-    blocks, rest = _check(ps, x, points, integrand)
+    blocks, rest = _check(_summed("foreign", points, integrand), x, points, integrand)
     assert not blocks and not rest.is_zero()
 
 
