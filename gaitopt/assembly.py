@@ -54,6 +54,83 @@ def x_offsets(x, symbols) -> np.ndarray:
     return np.asarray(where(np.arange(x.numel(), dtype=float)), float).ravel().astype(int)
 
 
+def input_offsets(x, points: list):
+    """(nz, N) offsets into the (n,1) SX variables x of the variables that each of N points'
+    inputs (a list of SX per point) read, in increasing order; or None unless the first point's
+    inputs, as a function of its variables, give every point's inputs from its own (checked in
+    the dependency pattern and at random values), so that one Function of the first point's
+    variables serves all (gaitopt.point_sum, NlpBuilder.con_points)."""
+    pure = _symbol_offsets(x, points)
+    if pure is not None:
+        return pure
+    cols = [ca.vertcat(*[ca.vec(u) for u in inputs]) for inputs in points]
+    m = int(cols[0].numel())
+    if any(int(c.numel()) != m for c in cols):
+        return None
+    rows, vars_ = (np.asarray(a, int) for a in ca.jacobian_sparsity(ca.vertcat(*cols), x).get_triplet())
+    point = rows // m
+    order = np.lexsort((vars_, point))
+    point, rows, vars_ = point[order], rows[order] % m, vars_[order]
+    counts = np.bincount(point, minlength=len(points))
+    if counts.min() != counts.max():
+        return None
+    # each point's variables (sorted, unique) and where each input entry reads them
+    per = vars_.reshape(len(points), -1)
+    first = np.ones_like(per, bool)
+    first[:, 1:] = per[:, 1:] != per[:, :-1]
+    nz = first.sum(axis=1)
+    if nz.min() != nz.max():
+        return None
+    offsets = per[first].reshape(len(points), -1)
+    local = np.cumsum(first, axis=1) - 1  # position of each entry's variable in its point's list
+    pattern = np.stack([rows.reshape(len(points), -1), local])
+    if not (pattern == pattern[:, :1]).all():
+        return None
+    # and the same expressions of them (no number that differs from point to point), checked at
+    # random values: the first point's inputs as a function of its variables give every point's
+    r = np.random.default_rng(0).uniform(0.5, 2.0, int(x.numel()))
+    every = np.asarray(ca.Function("inputs", [x], [ca.horzcat(*cols)])(r), float)
+    z0 = x[offsets[0].tolist()]
+    mapped = np.asarray(ca.Function("inputs0", [z0], [cols[0]]).map(len(points))(r[offsets.T]), float)
+    if not np.allclose(every, mapped, rtol=1e-13, atol=0.0):
+        return None
+    return offsets.T.copy()
+
+
+def _symbol_offsets(x, points: list):
+    """`input_offsets` when each input is either the same object at every point or, at each
+    point, symbols of x only (the shipped terms' case: then the first point's Function serves
+    every point by construction); None otherwise or if a point would read a variable twice."""
+    first = points[0]
+    if any(len(p) != len(first) for p in points):
+        return None
+    shared = [i for i in range(len(first)) if all(p[i] is first[i] for p in points)]
+    varying = [i for i in range(len(first)) if i not in shared]
+    if not all(p[i].is_valid_input() for p in points for i in varying):
+        return None
+    n = len(points)
+    common = x_offsets(x, ca.symvar(ca.vertcat(*[ca.vec(first[i]) for i in shared]))) if shared else np.zeros(0, int)
+    own = (x_offsets(x, ca.vertcat(*[ca.vec(p[i]) for p in points for i in varying])).reshape(n, -1)
+           if varying else np.zeros((n, 0), int))
+    index = np.hstack([np.broadcast_to(common, (n, common.size)), own]).T
+    ordered = np.sort(index, axis=0)
+    if index.shape[0] > 1 and (ordered[1:] == ordered[:-1]).any():
+        return None
+    return np.ascontiguousarray(index)
+
+
+def reads_only(expr, z) -> bool:
+    """Whether the SX expr depends on no symbol outside the SX column z."""
+    allowed = {s.element_hash() for s in ca.symvar(z)}
+    return all(s.element_hash() in allowed for s in ca.symvar(expr))
+
+
+def function_name(key) -> str:
+    """A Function name from a group key (a tuple of names and numbers)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return "_".join(str(p).replace(".", "_") for p in parts)
+
+
 def _gather(x, index: np.ndarray):
     """x[index] as an (nz, n) matrix; entries −1 of index read a constant 0."""
     flat = index.T.ravel()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from .assembly import Assembly
+from .assembly import Assembly, MappedRows, function_name, input_offsets, reads_only
 
 
 @dataclass
@@ -37,6 +37,7 @@ class NlpBuilder:
         self.g_rows = []  # offsets into g of each inline expression's rows
         self.maps = []  # MappedRows (gaitopt.assembly)
         self.call_functions = {}  # id(fn) → (fn, its mapped form): shared calls (gaitopt.tracing)
+        self.point_rows = {}  # key → (rows_of, [(inputs, row offsets)]): `con_points`
 
     def var(self, name: str, shape, lb=-np.inf, ub=np.inf) -> Block:
         """A new (rows, cols) block of variables named `name`; lb, ub broadcast to its shape."""
@@ -80,6 +81,32 @@ class NlpBuilder:
         derivatives are built once for every class of points that makes it."""
         self.con(term, phase, fn(*args) + rest, lb, ub)
 
+    def con_points(self, term: str, phase: str, key, rows_of, inputs, lb=0.0, ub=0.0) -> None:
+        """Rows lb ≤ rows_of(*inputs) ≤ ub at one point (inputs: SX). Points added under one key
+        whose inputs have one form are one Function of the first point's variables, mapped over
+        them (gaitopt.assembly), rows_of being called once; otherwise their rows are inline.
+        rows_of must read no symbols but its inputs'."""
+        inputs = [u if isinstance(u, ca.SX) else ca.SX(u) for u in inputs]
+        group = self.point_rows.setdefault(key, (rows_of, []))
+        m = int(group[1][0][1].size) if group[1] else int(ca.SX(rows_of(*inputs)).numel())
+        group[1].append((inputs, self.reserve(term, phase, m, lb, ub)))
+
+    def _resolve_point_rows(self, x) -> None:
+        """The groups of `con_points` as mapped rows, or inline where they cannot be."""
+        for key, (rows_of, points) in self.point_rows.items():
+            index = input_offsets(x, [inputs for inputs, _ in points])
+            first = ca.densify(ca.vec(ca.SX(rows_of(*points[0][0]))))
+            z0 = x[index[:, 0].tolist()] if index is not None else None
+            if index is not None and reads_only(first, z0):
+                N = len(points)
+                fn = ca.Function(f"points_{function_name(key)}", [z0, ca.SX.sym("k", 0)], [first])
+                self.maps.append(MappedRows(fn, index, np.zeros((0, N)), np.stack([r for _, r in points], axis=1)))
+                continue
+            for inputs, rows in points:
+                self.g.append(ca.vec(ca.SX(rows_of(*inputs))))
+                self.g_rows.append(rows)
+        self.point_rows = {}
+
     def reserve(self, term: str, phase: str, m: int, lb=0.0, ub=0.0) -> np.ndarray:
         """Offsets of m new rows lb ≤ · ≤ ub tagged (term, phase) whose expressions come from a
         mapped function (`mapped`)."""
@@ -102,10 +129,11 @@ class NlpBuilder:
     def nlp(self, cost, point_sums=()) -> tuple:
         """(Assembly, lbx, ubx, lbg, ubg) of everything added (gaitopt.assembly); the cost is
         `cost` (SX) plus the gaitopt.point_sum.PointSum terms `point_sums`."""
+        x, cost, cost_maps = self.x, ca.SX(cost), []
+        self._resolve_point_rows(x)
         inline = ca.vertcat(*self.g) if self.g else ca.SX(0, 1)
         rows = np.concatenate(self.g_rows) if self.g_rows else np.zeros(0, int)
         empty = np.zeros(0)
-        x, cost, cost_maps = self.x, ca.SX(cost), []
         for ps in point_sums:
             blocks, rest = ps.blocks(x)
             cost_maps += blocks

@@ -14,7 +14,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from .assembly import MappedRows
+from .assembly import MappedRows, function_name, input_offsets, reads_only
 
 
 class PointSum:
@@ -47,12 +47,12 @@ class PointSum:
             out, rest = [], ca.SX(0)
             w = ca.SX.sym("w")
             for key, (integrand, points) in self._groups.items():
-                index = _input_offsets(x, [inputs for _, inputs in points])
+                index = input_offsets(x, [inputs for _, inputs in points])
                 weights = np.array([[wt for wt, _ in points]])
                 expr = ca.SX(integrand(*points[0][1]))
                 z0 = x[index[:, 0].tolist()] if index is not None else None
-                if index is not None and _reads_only(expr, z0):
-                    out.append(MappedRows(ca.Function(f"cost_{_name(key)}", [z0, w], [w * expr]), index, weights, None))
+                if index is not None and reads_only(expr, z0):
+                    out.append(MappedRows(ca.Function(f"cost_{function_name(key)}", [z0, w], [w * expr]), index, weights, None))
                 else:  # (co-design's limb scales inside the robot functions, or inputs of several forms)
                     rest += sum(wt * ca.SX(integrand(*inputs)) for wt, inputs in points)
             self._blocks = out, rest
@@ -66,53 +66,3 @@ class PointSum:
         for mr in blocks:
             total += float(np.sum(np.asarray(mr.fn.map(mr.index.shape[1])(values[mr.index], mr.params), float)))
         return total
-
-
-def _input_offsets(x, points: list):
-    """(nz, N) offsets into x of the variables each point's inputs read, in increasing order,
-    or None if the points' inputs do not read them in the same pattern (then one Function of
-    the first point's variables is not every point's)."""
-    cols = [ca.vertcat(*[ca.vec(u) for u in inputs]) for inputs in points]
-    m = int(cols[0].numel())
-    if any(int(c.numel()) != m for c in cols):
-        return None
-    rows, vars_ = (np.asarray(a, int) for a in ca.jacobian_sparsity(ca.vertcat(*cols), x).get_triplet())
-    point = rows // m
-    order = np.lexsort((vars_, point))
-    point, rows, vars_ = point[order], rows[order] % m, vars_[order]
-    counts = np.bincount(point, minlength=len(points))
-    if counts.min() != counts.max():
-        return None
-    # each point's variables (sorted, unique) and where each input entry reads them
-    per = vars_.reshape(len(points), -1)
-    first = np.ones_like(per, bool)
-    first[:, 1:] = per[:, 1:] != per[:, :-1]
-    nz = first.sum(axis=1)
-    if nz.min() != nz.max():
-        return None
-    offsets = per[first].reshape(len(points), -1)
-    local = np.cumsum(first, axis=1) - 1  # position of each entry's variable in its point's list
-    pattern = np.stack([rows.reshape(len(points), -1), local])
-    if not (pattern == pattern[:, :1]).all():
-        return None
-    # and the same expressions of them (no number that differs from point to point), checked at
-    # random values: the first point's inputs as a function of its variables give every point's
-    r = np.random.default_rng(0).uniform(0.5, 2.0, int(x.numel()))
-    every = np.asarray(ca.Function("inputs", [x], [ca.horzcat(*cols)])(r), float)
-    z0 = x[offsets[0].tolist()]
-    mapped = np.asarray(ca.Function("inputs0", [z0], [cols[0]]).map(len(points))(r[offsets.T]), float)
-    if not np.allclose(every, mapped, rtol=1e-13, atol=0.0):
-        return None
-    return offsets.T.copy()
-
-
-def _reads_only(expr, z) -> bool:
-    """Whether the SX expr depends on no symbol outside the SX column z."""
-    allowed = {s.element_hash() for s in ca.symvar(z)}
-    return all(s.element_hash() in allowed for s in ca.symvar(expr))
-
-
-def _name(key) -> str:
-    """A Function name from a group key (a tuple of names and numbers)."""
-    parts = key if isinstance(key, tuple) else (key,)
-    return "_".join(str(p).replace(".", "_") for p in parts)

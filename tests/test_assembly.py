@@ -45,6 +45,8 @@ def test_assembled_derivatives_equal_the_whole_graph(rule, cost):
     tr = transcribe(p, robot_of(p))
     assert tr.assembly.maps, "no rows were mapped"
     assert tr.assembly.cost_maps, "no cost term was mapped"
+    if cost and "abs_power" in cost:  # PowerSplit's rows, per point (NlpBuilder.con_points), mapped too
+        assert [m for m in tr.assembly.maps if m.fn.name().startswith("points_power_split")]
     rng = np.random.default_rng(3)
     x, lam = rng.uniform(-0.5, 1.5, tr.n_variables), rng.normal(size=tr.n_constraints)
     scale = rng.uniform(0.5, 4.0, tr.n_variables)

@@ -31,17 +31,21 @@ def _check(ps, x, points, integrand):
     return blocks, rest
 
 
-def test_points_of_one_form_are_one_mapped_function():
+@pytest.mark.parametrize("shared", [True, False], ids=["one_duration_object", "duration_built_per_point"])
+def test_points_of_one_form_are_one_mapped_function(shared):
+    """Mapped both when an input is one object at every point (read from its symbols once) and
+    when it is an expression built again at each point (found by dependency and value)."""
     x = ca.SX.sym("x", 12)
     T = x[11]  # a free duration, shared by every point
+    h = T / 5
 
     def integrand(tau, h):
         return h * ca.sumsqr(tau)
 
-    points = [(w, [x[2 * k:2 * k + 2], T / 5]) for k, w in enumerate([0.5, 1.0, 1.0, 1.0, 0.5])]
+    points = [(w, [x[2 * k:2 * k + 2], h if shared else T / 5]) for k, w in enumerate([0.5, 1.0, 1.0, 1.0, 0.5])]
     blocks, rest = _check(_summed("knots", points, integrand), x, points, integrand)
     assert len(blocks) == 1 and rest.is_zero()
-    assert blocks[0].index.tolist() == [[0, 2, 4, 6, 8], [1, 3, 5, 7, 9], [11] * 5]
+    assert sorted(blocks[0].index.tolist()) == [[0, 2, 4, 6, 8], [1, 3, 5, 7, 9], [11] * 5]
     assert blocks[0].params.tolist() == [[0.5, 1.0, 1.0, 1.0, 0.5]]
 
 

@@ -130,5 +130,7 @@ class PowerSplit(Constraint):
             for _, q, v, a, tau, f, key in ctx.rule.quadrature(pv, p):
                 pos = B.var(f"Ppos_{key}", (nu, 1), 0.0, np.inf)
                 neg = B.var(f"Pneg_{key}", (nu, 1), 0.0, np.inf)
-                B.con(self.term, pv.name, tau * v[act] - (pos.sym - neg.sym))
+                kind = "midpoint" if key[1] % 1 else "knot"
+                B.con_points(self.term, pv.name, (self.term, p, kind), lambda tau, v, pos, neg: tau * v[act] - (pos - neg),
+                             [tau, v, pos.sym, neg.sym])
                 ctx.slacks[key] = (pos, neg)
