@@ -138,8 +138,13 @@ class CollocationRule:
         """h·dτ/dt at the ends of interval k of the rule's torque interpolant."""
         raise NotImplementedError
 
-    def torque_rate_integral(self, pv: PhaseVars, k: int, h):
-        """∫ |dτ/dt|² dt over interval k, exact on the rule's torque interpolant."""
+    def interval_torques(self, pv: PhaseVars, k: int) -> list:
+        """The torque columns (SX) that the rule's torque interpolant on interval k goes through."""
+        raise NotImplementedError
+
+    def torque_rate_integral(self, torques: list, h):
+        """∫ |dτ/dt|² dt over an interval of length h [s] through `torques` (interval_torques),
+        exact on the rule's torque interpolant."""
         raise NotImplementedError
 
     def quadrature(self, pv: PhaseVars, p: int, forces: bool = False):
@@ -293,8 +298,12 @@ class Trapezoidal(CollocationRule):
     def torque_rate_ends(self, pv, k):
         return [pv.tau.sym[:, k + 1] - pv.tau.sym[:, k]]
 
-    def torque_rate_integral(self, pv, k, h):
-        return ca.sumsqr(pv.tau.sym[:, k + 1] - pv.tau.sym[:, k]) / h
+    def interval_torques(self, pv, k):
+        return [pv.tau.sym[:, k], pv.tau.sym[:, k + 1]]
+
+    def torque_rate_integral(self, torques, h):
+        tau0, tau1 = torques
+        return ca.sumsqr(tau1 - tau0) / h
 
     def quadrature(self, pv, p, forces=False):
         K = pv.n_intervals
@@ -450,8 +459,11 @@ class HermiteSimpson(CollocationRule):
         start, change = self.quadratic_rate(pv.tau.sym[:, k], pv.interval["tau"].sym[:, k], pv.tau.sym[:, k + 1])
         return [start, start + change]
 
-    def torque_rate_integral(self, pv, k, h):
-        A, B = self.quadratic_rate(pv.tau.sym[:, k], pv.interval["tau"].sym[:, k], pv.tau.sym[:, k + 1])
+    def interval_torques(self, pv, k):
+        return [pv.tau.sym[:, k], pv.interval["tau"].sym[:, k], pv.tau.sym[:, k + 1]]
+
+    def torque_rate_integral(self, torques, h):
+        A, B = self.quadratic_rate(*torques)
         return (ca.sumsqr(A) + ca.dot(A, B) + ca.sumsqr(B) / 3.0) / h
 
     def quadrature(self, pv, p, forces=False):

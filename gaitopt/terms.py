@@ -92,12 +92,13 @@ def torque_rate_squared(ctx):
     τ_m, τ_k+1, so dτ/ds = A + B s on s ∈ [0, 1] with A = −3τ_k + 4τ_m − τ_k+1 and
     B = 4(τ_k − 2τ_m + τ_k+1)): Σ_k (|A|² + A·B + |B|²/3) / h. Counting the knots only there
     left the midpoint torques free to oscillate within each interval (docs/modelling.md)."""
-    total = 0
-    for pv in ctx.phases:
+    out, T, rule = PointSum(), _duration(ctx), ctx.rule
+    for p, pv in enumerate(ctx.phases):
         h = pv.duration / pv.n_intervals
         for k in range(pv.n_intervals):
-            total += ctx.rule.torque_rate_integral(pv, k, h)
-    return total / _duration(ctx)
+            out.add(("torque_rate_squared", p), 1.0, lambda h, T, *taus: rule.torque_rate_integral(taus, h) / T, h, T,
+                    *rule.interval_torques(pv, k))
+    return out
 
 
 def fri_stability(ctx):
