@@ -184,7 +184,8 @@ class SymbolicDynamics:
         return hit[1]
 
     def kinematics(self, q, v=None, a=None) -> Kinematics:
-        """Forward kinematics on expressions; v and a may be None (then only placements).
+        """Forward kinematics on expressions; v and a may be None (then only placements), or v
+        alone (at rest: accelerations only, vel entries None).
         Of this object's own symbols (self._q, …), made once: the inverse dynamics and the
         contact kinematics share one pass (the same expression nodes either way)."""
         own = q is self._q and (v is None or v is self._v) and (a is None or a is self._a)
@@ -216,6 +217,9 @@ class SymbolicDynamics:
             R[j] = R[J.parent] @ Rl
             p[j] = p[J.parent] + R[J.parent] @ pl
             if v is None:
+                if a is not None:  # at rest: what v = 0 leaves once CasADi drops x·0 and x + 0
+                    al_p, al_w = acc[J.parent]
+                    acc[j] = (Rl.T @ (al_p - _cross(pl, al_w)) + C.S_lin * a[k], Rl.T @ al_w + C.S_ang * a[k])
                 continue
             vl_p, w_p = vel[J.parent]
             # actInv of the parent velocity into this joint's frame
@@ -246,6 +250,7 @@ class SymbolicDynamics:
     def rnea_expr(self, q, v, a, forces=None, gravity=True):
         """τ = M(q) a + C(q, v) + G(q) − Σ J_cᵀ f_c as an expression (nv,).
 
+        v: None for v = 0 (the same expression, without building the terms that vanish);
         forces: world-frame contact forces, (3·nc,) in self.contacts order, or None.
         """
         n = self.model.njoints
@@ -253,12 +258,15 @@ class SymbolicDynamics:
         g = ca.DM([0.0, 0.0, GRAVITY if gravity else 0.0])
         f = [None] * n
         for j in range(1, n):
-            vl, w = kin.vel[j]
             al, aw = kin.acc[j]
             # Gravity as a fictitious upward acceleration of the world, in joint j's frame.
             al = al + kin.R[j].T @ g
-            h_l, h_a = self._inertia_times(j, vl, w)
             i_l, i_a = self._inertia_times(j, al, aw)
+            if v is None:
+                f[j] = [i_l, i_a]
+                continue
+            vl, w = kin.vel[j]
+            h_l, h_a = self._inertia_times(j, vl, w)
             # f = I a + v ×* (I v)
             f[j] = [i_l + _cross(w, h_l), i_a + _cross(w, h_a) + _cross(vl, h_l)]
         if forces is not None:
@@ -339,7 +347,7 @@ class SymbolicDynamics:
     def mass_matrix(self) -> ca.Function:
         """q → M(q) (nv×nv), the Jacobian of the gravity-free, velocity-free RNEA in a."""
         q, a = self._q, self._a
-        tau = self.rnea_expr(q, ca.SX.zeros(self.nv), a, gravity=False)
+        tau = self.rnea_expr(q, None, a, gravity=False)
         return self._fn("mass_matrix", [q], [ca.jacobian(tau, a)], ["q"], ["M"])
 
     def mass_times(self, q, dv, forces=None):
@@ -356,7 +364,7 @@ class SymbolicDynamics:
         # a Function (not the bare expression) so that subclasses' extra inputs are filled the
         # way every other function's are (LimbDynamics: the limb scale)
         q, dv, f = self._q, self._a, self._f
-        return self._fn("mass_times", [q, dv, f], [self.rnea_expr(q, ca.SX.zeros(self.nv), dv, f, gravity=False)],
+        return self._fn("mass_times", [q, dv, f], [self.rnea_expr(q, None, dv, f, gravity=False)],
                         ["q", "dv", "f"], ["tau"])
 
     @cached_property
