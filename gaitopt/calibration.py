@@ -7,7 +7,7 @@ with prescribed motions (no optimisation); tests/test_calibration.py runs them.
   of the loads outboard of it (link weights and contact forces);
 
 The TITAN-VIII walking-posture study (a prescribed crawl) is `gaitopt.prescribed`; both put the
-feet on their targets with `gaitopt.guess.place_contacts`.
+feet on their targets with `gaitopt.point_kinematics.place_contacts`.
 """
 from __future__ import annotations
 

@@ -75,11 +75,38 @@ def _joint_table(model: pin.Model) -> list:
     return table
 
 
-def _rotation(axis: np.ndarray, angle):
-    """Rotation matrix about a unit axis (Rodrigues), with exact zeros for aligned axes."""
+def _rotation(axis: np.ndarray, angle, K=None, KK=None):
+    """Rotation matrix about a unit axis (Rodrigues), with exact zeros for aligned axes.
+    K, KK: ca.DM(_skew(axis)) and ca.DM(_skew(axis) @ _skew(axis)) if already made."""
     c, s = ca.cos(angle), ca.sin(angle)
-    K = _skew(axis)
-    return ca.DM.eye(3) + s * ca.DM(K) + (1 - c) * ca.DM(K @ K)
+    if K is None:
+        K = _skew(axis)
+        K, KK = ca.DM(K), ca.DM(K @ K)
+    return ca.DM.eye(3) + s * K + (1 - c) * KK
+
+
+@dataclass(frozen=True)
+class _JointConstants:
+    """The CasADi constants of one joint's numbers (_Joint), made once per model: a ca.DM made
+    from Python costs about 25 µs and every recursion pass used them afresh (the same values,
+    so the same expression nodes)."""
+
+    R: ca.DM  # placement_R
+    p: object  # placement_p (an expression in a parametrised model)
+    R_axis: ca.DM  # placement_R @ axis
+    S_lin: ca.DM
+    S_ang: ca.DM
+    K: ca.DM  # skew(axis)
+    KK: ca.DM  # skew(axis)²
+    com: object
+    inertia_com: object
+
+    @classmethod
+    def of(cls, J: "_Joint") -> "_JointConstants":
+        K = _skew(J.axis)
+        return cls(ca.DM(J.placement_R), _const(J.placement_p), ca.DM(J.placement_R @ J.axis),
+                   ca.DM(J.axis * (0.0 if J.revolute else 1.0)), ca.DM(J.axis * (1.0 if J.revolute else 0.0)),
+                   ca.DM(K), ca.DM(K @ K), _const(J.com), _const(J.inertia_com))
 
 
 class Kinematics:
@@ -113,6 +140,8 @@ class SymbolicDynamics:
         self.contacts = [(int(fid), np.asarray(pt, dtype=float)) for fid, pt in contacts]
         self.nc = len(self.contacts)
         self._joints = _joint_table(model)
+        self._constants = {}  # joint → (its _Joint, _JointConstants): remade if the _Joint is replaced
+        self._own_kinematics = {}  # (v is None, a is None) → (the _Joints, Kinematics of self._q, …)
         # Mass of the moving bodies; a body welded to the world (joint 0) has no dynamics and,
         # as in Pinocchio, is not part of the centre of mass.
         self.total_mass = float(sum(model.inertias[j].mass for j in range(1, model.njoints)))
@@ -146,8 +175,29 @@ class SymbolicDynamics:
 
     # ---------------------------------------------------------------- recursions on expressions
 
+    def _consts(self, j: int) -> _JointConstants:
+        """Joint j's constants (a subclass may replace self._joints[j]: LimbDynamics)."""
+        J = self._joints[j]
+        hit = self._constants.get(j)
+        if hit is None or hit[0] is not J:
+            hit = self._constants[j] = (J, _JointConstants.of(J))
+        return hit[1]
+
     def kinematics(self, q, v=None, a=None) -> Kinematics:
-        """Forward kinematics on expressions; v and a may be None (then only placements)."""
+        """Forward kinematics on expressions; v and a may be None (then only placements), or v
+        alone (at rest: accelerations only, vel entries None).
+        Of this object's own symbols (self._q, …), made once: the inverse dynamics and the
+        contact kinematics share one pass (the same expression nodes either way)."""
+        own = q is self._q and (v is None or v is self._v) and (a is None or a is self._a)
+        if not own:
+            return self._kinematics(q, v, a)
+        key, joints = (v is None, a is None), tuple(self._joints)
+        hit = self._own_kinematics.get(key)
+        if hit is None or any(x is not y for x, y in zip(hit[0], joints)):
+            hit = self._own_kinematics[key] = (joints, self._kinematics(q, v, a))
+        return hit[1]
+
+    def _kinematics(self, q, v, a) -> Kinematics:
         n = self.model.njoints
         R, p = [ca.SX.eye(3)] + [None] * (n - 1), [ca.SX.zeros(3)] + [None] * (n - 1)
         zero = ca.SX.zeros(3)
@@ -155,26 +205,27 @@ class SymbolicDynamics:
         acc = [(zero, zero)] + [None] * (n - 1)
         liR, lip = [None] * n, [None] * n
         for j in range(1, n):
-            J = self._joints[j]
+            J, C = self._joints[j], self._consts(j)
             k = J.index
             if J.revolute:
-                Rl = ca.DM(J.placement_R) @ _rotation(J.axis, q[k])
-                pl = _const(J.placement_p)
+                Rl = C.R @ _rotation(J.axis, q[k], C.K, C.KK)
+                pl = C.p
             else:
-                Rl = ca.DM(J.placement_R)
-                pl = _const(J.placement_p) + ca.DM(J.placement_R @ J.axis) * q[k]
+                Rl = C.R
+                pl = C.p + C.R_axis * q[k]
             liR[j], lip[j] = Rl, pl
             R[j] = R[J.parent] @ Rl
             p[j] = p[J.parent] + R[J.parent] @ pl
             if v is None:
+                if a is not None:  # at rest: what v = 0 leaves once CasADi drops x·0 and x + 0
+                    al_p, al_w = acc[J.parent]
+                    acc[j] = (Rl.T @ (al_p - _cross(pl, al_w)) + C.S_lin * a[k], Rl.T @ al_w + C.S_ang * a[k])
                 continue
-            S_lin = J.axis * (0.0 if J.revolute else 1.0)
-            S_ang = J.axis * (1.0 if J.revolute else 0.0)
             vl_p, w_p = vel[J.parent]
             # actInv of the parent velocity into this joint's frame
             w = Rl.T @ w_p
             vl = Rl.T @ (vl_p - _cross(pl, w_p))
-            vJ_l, vJ_w = ca.DM(S_lin) * v[k], ca.DM(S_ang) * v[k]
+            vJ_l, vJ_w = C.S_lin * v[k], C.S_ang * v[k]
             vel[j] = (vl + vJ_l, w + vJ_w)
             if a is None:
                 continue
@@ -185,20 +236,21 @@ class SymbolicDynamics:
             vj_l, vj_w = vel[j]
             c_l = _cross(vj_w, vJ_l) + _cross(vj_l, vJ_w)
             c_w = _cross(vj_w, vJ_w)
-            acc[j] = (al + ca.DM(S_lin) * a[k] + c_l, aw + ca.DM(S_ang) * a[k] + c_w)
+            acc[j] = (al + C.S_lin * a[k] + c_l, aw + C.S_ang * a[k] + c_w)
         return Kinematics(R, p, vel, acc, liR, lip)
 
     def _inertia_times(self, j, vl, w):
         """Spatial inertia of body j times a motion (vl, ω): returns (f_lin, f_ang)."""
-        J = self._joints[j]
-        c = _const(J.com)
+        J, C = self._joints[j], self._consts(j)
+        c = C.com
         f_lin = J.mass * (vl - _cross(c, w))
-        f_ang = _const(J.inertia_com) @ w + _cross(c, f_lin)
+        f_ang = C.inertia_com @ w + _cross(c, f_lin)
         return f_lin, f_ang
 
     def rnea_expr(self, q, v, a, forces=None, gravity=True):
         """τ = M(q) a + C(q, v) + G(q) − Σ J_cᵀ f_c as an expression (nv,).
 
+        v: None for v = 0 (the same expression, without building the terms that vanish);
         forces: world-frame contact forces, (3·nc,) in self.contacts order, or None.
         """
         n = self.model.njoints
@@ -206,12 +258,15 @@ class SymbolicDynamics:
         g = ca.DM([0.0, 0.0, GRAVITY if gravity else 0.0])
         f = [None] * n
         for j in range(1, n):
-            vl, w = kin.vel[j]
             al, aw = kin.acc[j]
             # Gravity as a fictitious upward acceleration of the world, in joint j's frame.
             al = al + kin.R[j].T @ g
-            h_l, h_a = self._inertia_times(j, vl, w)
             i_l, i_a = self._inertia_times(j, al, aw)
+            if v is None:
+                f[j] = [i_l, i_a]
+                continue
+            vl, w = kin.vel[j]
+            h_l, h_a = self._inertia_times(j, vl, w)
             # f = I a + v ×* (I v)
             f[j] = [i_l + _cross(w, h_l), i_a + _cross(w, h_a) + _cross(vl, h_l)]
         if forces is not None:
@@ -224,11 +279,9 @@ class SymbolicDynamics:
                 f[j][1] = f[j][1] - _cross(r, F)
         tau = [None] * self.nv
         for j in range(n - 1, 0, -1):
-            J = self._joints[j]
-            S_lin = J.axis * (0.0 if J.revolute else 1.0)
-            S_ang = J.axis * (1.0 if J.revolute else 0.0)
+            J, C = self._joints[j], self._consts(j)
             fl, fa = f[j]
-            tau[J.index] = ca.dot(ca.DM(S_lin), fl) + ca.dot(ca.DM(S_ang), fa)
+            tau[J.index] = ca.dot(C.S_lin, fl) + ca.dot(C.S_ang, fa)
             if J.parent > 0:
                 Rl, pl = kin.liR[j], kin.lip[j]
                 Fl = Rl @ fl
@@ -294,7 +347,7 @@ class SymbolicDynamics:
     def mass_matrix(self) -> ca.Function:
         """q → M(q) (nv×nv), the Jacobian of the gravity-free, velocity-free RNEA in a."""
         q, a = self._q, self._a
-        tau = self.rnea_expr(q, ca.SX.zeros(self.nv), a, gravity=False)
+        tau = self.rnea_expr(q, None, a, gravity=False)
         return self._fn("mass_matrix", [q], [ca.jacobian(tau, a)], ["q"], ["M"])
 
     def mass_times(self, q, dv, forces=None):
@@ -311,7 +364,7 @@ class SymbolicDynamics:
         # a Function (not the bare expression) so that subclasses' extra inputs are filled the
         # way every other function's are (LimbDynamics: the limb scale)
         q, dv, f = self._q, self._a, self._f
-        return self._fn("mass_times", [q, dv, f], [self.rnea_expr(q, ca.SX.zeros(self.nv), dv, f, gravity=False)],
+        return self._fn("mass_times", [q, dv, f], [self.rnea_expr(q, None, dv, f, gravity=False)],
                         ["q", "dv", "f"], ["tau"])
 
     @cached_property

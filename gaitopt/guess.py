@@ -13,91 +13,11 @@ import numpy as np
 import pinocchio as pin
 
 from .cycle import FLIP_Y, mirror_contact_name
+from .force_split import _ForceSplit
 from .nlp import force_axes, variables_from_forces
+from .point_kinematics import _ContactKinematics, _point_positions, leg_ik
 from .schedule import active_points
 from .terrain_io import surface_of
-
-
-def _point_positions(model, data, robot, q):
-    pin.framesForwardKinematics(model, data, q)
-    return np.array([data.oMf[c.frame_id].act(c.point) for c in robot.contacts])
-
-
-def _point_jacobians(model, data, robot, q):
-    """(n_contacts, 3, nv) world-aligned Jacobians of the contact points at q."""
-    return _contact_kinematics(model, data, robot, q, positions=False)[1]
-
-
-def _contact_kinematics(model, data, robot, q, positions=True):
-    """Contact point positions (n_contacts, 3) [m] (None unless `positions`) and Jacobians
-    (n_contacts, 3, nv) at q from one kinematics pass: J_p = J_lin − [R p]× J_ang from the
-    frame's world-aligned Jacobian (points on one frame share it), the skew products in one
-    batched matmul (per point, the same BLAS product as a loop's). computeJointJacobians places
-    the joints as forwardKinematics does, so the positions equal `_point_positions`'s bit for bit."""
-    pin.computeJointJacobians(model, data, q)
-    pin.updateFramePlacements(model, data)
-    frames, J, r, points = {}, [], [], []
-    for c in robot.contacts:
-        if c.frame_id not in frames:
-            M = data.oMf[c.frame_id]
-            frames[c.frame_id] = M, M.rotation, pin.getFrameJacobian(model, data, c.frame_id, pin.LOCAL_WORLD_ALIGNED)
-        M, R, Jf = frames[c.frame_id]
-        J.append(Jf)
-        r.append(R @ c.point)
-        if positions:
-            points.append(M.act(c.point))
-    J, r = np.array(J), np.array(r)
-    skew = np.zeros((len(r), 3, 3))
-    skew[:, 0, 1], skew[:, 0, 2] = -r[:, 2], r[:, 1]
-    skew[:, 1, 0], skew[:, 1, 2] = r[:, 2], -r[:, 0]
-    skew[:, 2, 0], skew[:, 2, 1] = -r[:, 1], r[:, 0]
-    return (np.array(points) if positions else None), J[:, :3] - skew @ J[:, 3:]
-
-
-def leg_ik(robot, q_init, targets, q_ref, iterations=30, damping=1e-4, reg=1e-3):
-    """Joint angles (base fixed at q_init's base) placing contact points at targets (nc×3).
-
-    Gauss–Newton with damping and a pull towards q_ref; joint limits clip each step.
-    """
-    model, data = robot.model, robot.model.createData()
-    nb = len(robot.base_coordinates)
-    q = q_init.copy()
-    lo, hi = robot.lower[nb:] + 1e-6, robot.upper[nb:] - 1e-6
-    ridge = (damping + reg) * np.eye(robot.nv - nb)
-    pull = q_ref[nb:]
-    for _ in range(iterations):
-        points, J = _contact_kinematics(model, data, robot, q)
-        err = (targets - points).ravel()
-        J = J.reshape(-1, robot.nv)[:, nb:]
-        H = J.T @ J + ridge
-        g = J.T @ err + reg * (pull - q[nb:])
-        if not (np.isfinite(H).all() and np.isfinite(g).all()):
-            break  # targets out of any reach: keep the last finite posture (the NLP judges it)
-        dq = np.linalg.solve(H, g)  # H is positive definite (damping + reg > 0)
-        q[nb:] = np.clip(q[nb:] + dq, lo, hi)
-        if np.linalg.norm(dq) < 1e-10:
-            break
-    return q
-
-
-def place_contacts(robot, q, targets, iterations: int = 50, tol: float = 1e-12) -> np.ndarray:
-    """Joint angles putting every contact point exactly on its world target (nc, 3) [m], the
-    base coordinates kept at q's (Gauss–Newton, minimum-norm steps where the legs are
-    redundant). Returns q (nq,); raises ValueError when a point stays more than 1e-9 m off
-    (out of reach)."""
-    model, data = robot.model, robot.model.createData()
-    nb = len(robot.base_coordinates)
-    q = np.array(q, float)
-    for _ in range(iterations):
-        err = (targets - _point_positions(model, data, robot, q)).ravel()
-        if np.abs(err).max() < tol:
-            return q
-        J = _point_jacobians(model, data, robot, q).reshape(-1, robot.nv)[:, nb:]
-        q[nb:] += np.linalg.lstsq(J, err, rcond=None)[0]
-    err = (targets - _point_positions(model, data, robot, q)).ravel()
-    if np.abs(err).max() > 1e-9:
-        raise ValueError(f"contact points out of reach: {np.abs(err).max():.2e} m from their targets")
-    return q
 
 
 def _smooth(s):
@@ -235,6 +155,7 @@ def automatic_guess(tr) -> np.ndarray:
     t0 = 0.0
     q_prev = robot.standing_q.copy()
     per_phase = []
+    kin = _ContactKinematics(robot)
     for ph, pv in zip(problem.phases, tr.phases):
         K = ph.knots
         T = ph.duration.guess
@@ -242,7 +163,7 @@ def automatic_guess(tr) -> np.ndarray:
         Q = []
         for t in times:
             qb = nominal.base(t, q_prev)
-            q = leg_ik(robot, qb, nominal.targets(t), robot.standing_q)
+            q = leg_ik(robot, qb, nominal.targets(t), robot.standing_q, kinematics=kin)
             Q.append(q)
             q_prev = q
         Q = np.array(Q).T  # nv × K+1
@@ -277,6 +198,7 @@ def automatic_guess(tr) -> np.ndarray:
     # periodic closure.
     f_prev = None
     n_exp = len(sched.expanded)
+    knots = {}  # (phase, knot): the split's state, the same in both sweeps
     for _sweep in range(2):
         out = []
         for p, (pv, (Q, V, A)) in enumerate(zip(tr.phases, states)):
@@ -290,7 +212,9 @@ def automatic_guess(tr) -> np.ndarray:
             for k in range(n):
                 tie = 30.0 if k == 0 else 1.0
                 unload = {c: 30.0 * (k / (n - 1)) ** 2 for c in lifting}
-                U[:, k], F[:, k], f_prev = split(Q[:, k], V[:, k], A[:, k], pv.active, f_prev, tie, unload)
+                if (p, k) not in knots:
+                    knots[p, k] = split.state(Q[:, k], V[:, k], A[:, k], pv.active)
+                U[:, k], F[:, k], f_prev = split.split(knots[p, k], pv.active, f_prev, tie, unload)
             out.append((U, F))
         f_prev = _wrap_forces(robot, problem, f_prev)
     for ph, pv, (Q, V, A), (U, F) in zip(problem.phases, tr.phases, states, out):
@@ -308,134 +232,6 @@ def _wrap_forces(robot, problem, f_full):
     if f_full is None or problem.cycle != "half":
         return f_full
     return {mirror_contact_name(robot, c): FLIP_Y * f for c, f in f_full.items()}
-
-
-def _nnls(M, d, tol=1e-10, max_iter=None):
-    """min ‖M x − d‖ subject to x ≥ 0 (Lawson–Hanson active set)."""
-    n = M.shape[1]
-    x = np.zeros(n)
-    passive = np.zeros(n, dtype=bool)
-    w = M.T @ (d - M @ x)
-    max_iter = max_iter or 5 * n + 10
-    it = 0
-    while it < max_iter and not passive.all():
-        free = np.where(passive, -np.inf, w)
-        j = int(free.argmax())  # the first largest: free[j] is max(free), NaN if any is
-        if not free[j] > tol:
-            break
-        it += 1
-        passive[j] = True
-        while True:
-            z = np.zeros(n)
-            zp = np.linalg.lstsq(M[:, passive], d, rcond=None)[0]
-            z[passive] = zp
-            if zp.min() > 0:
-                break
-            neg = passive & (z <= 0)
-            xn = x[neg]
-            alpha = (xn / np.maximum(xn - z[neg], 1e-300)).min()
-            x = x + alpha * (z - x)
-            passive &= x > tol
-            x[~passive] = 0.0
-            if not passive.any():
-                z = x
-                break
-        x = z
-        w = M.T @ (d - M @ x)
-    return x
-
-
-class _ForceSplit:
-    """Torques and contact forces at one state, ID(q, v, a) = Bτ + Σ J_cᵀ f_c, with every force
-    a nonnegative combination of the edges of a friction pyramid slightly inside the problem's
-    (so unilateral and within friction).
-
-    Nonnegative least squares over the edge weights of: the unactuated rows' residual (base and
-    passive joints; relative to the robot's weight, weighted strongly), the torques relative to
-    their limits, each force's change from the previous knot (relative to the weight, weighted
-    by `tie`) and the forces of points about to lift off (weights `unload`). The torques then
-    take up the actuated rows exactly.
-    """
-
-    W_BASE = 300.0    # unactuated rows, residual / (m g)
-    W_TORQUE = 1.0    # τ / τ_limit
-    W_RIDGE = 1e-3    # f / (m g)
-
-    def __init__(self, robot, problem, comp):
-        self.robot, self.comp = robot, comp
-        self.model, self.data = robot.model, robot.model.createData()
-        self.names = [c.name for c in robot.contacts]
-        self.act = np.asarray(robot.actuated_index)
-        # the other rows by a mask: np.setdiff1d's np.unique imports numpy.ma (7 ms a process)
-        unact = np.ones(robot.nv, bool)
-        unact[self.act] = False
-        self.unact = np.flatnonzero(unact)
-        self.mg = robot.total_mass * 9.81
-        lim = np.full(len(self.act), np.inf)
-        cons = problem.constraints
-        if cons.effort_limits:
-            eff = robot.effort_limit[self.act]
-            lim = np.minimum(lim, np.where(eff > 0, eff, np.inf))
-        if cons.current_limit:
-            lim = np.minimum(lim, [robot.actuators[j].torque_limit for j in robot.actuated])
-        ok = np.isfinite(lim) & (lim > 0)
-        fallback = lim[ok].max() if ok.any() else 0.1 * self.mg
-        self.tau_scale = np.where(ok, lim, fallback)
-        s = problem.slope
-        n = np.array([-np.sin(s), 0.0, np.cos(s)])
-        t1 = np.array([np.cos(s), 0.0, np.sin(s)])
-        t2 = np.array([0.0, 1.0, 0.0])
-        mu = 0.9 * cons.friction
-        if len(comp) == 2:
-            edges = [n + mu * t1, n - mu * t1]
-        else:
-            if cons.cone == "cone":
-                mu /= np.sqrt(2.0)  # the pyramid's corners inside the exact cone
-            edges = [n + mu * (a * t1 + b * t2) for a in (1.0, -1.0) for b in (1.0, -1.0)]
-        self.edges = np.array(edges).T  # 3 × n_edges
-
-    def __call__(self, q, v, a, active, f_prev, tie, unload=None):
-        """(τ, force variables of the active points, {active point: world force (3,)}).
-
-        f_prev: {point: world force} of the points in contact at the previous knot, or None;
-        unload: {point: weight} pulling those points' forces towards zero."""
-        model, data = self.model, self.data
-        h = pin.rnea(model, data, q, v, a)
-        f_full = {}
-        if not active:
-            return h[self.act], np.zeros(0), f_full
-        Jp = _point_jacobians(model, data, self.robot, q)  # n_contacts × 3 × nv
-        ne, na, mg = self.edges.shape[1], len(active), self.mg
-        A = np.hstack([Jp[self.names.index(c)].T @ self.edges for c in active])  # nv × na·ne
-        rows = [self.W_BASE * A[self.unact] / mg,
-                -self.W_TORQUE * A[self.act] / self.tau_scale[:, None],
-                self.W_RIDGE * np.eye(na * ne)]
-        rhs = [self.W_BASE * h[self.unact] / mg, -self.W_TORQUE * h[self.act] / self.tau_scale,
-               np.zeros(na * ne)]
-        if f_prev is not None:
-            for i, cname in enumerate(active):
-                if cname not in f_prev:
-                    continue  # the point was not in contact at the previous knot
-                prev = f_prev[cname]
-                blk = np.zeros((3, na * ne))
-                blk[:, i * ne:(i + 1) * ne] = self.edges
-                rows.append(tie * blk / mg)
-                rhs.append(tie * prev / mg)
-        for i, cname in enumerate(active):
-            w = (unload or {}).get(cname, 0.0)
-            if w > 0:  # pull this point's force towards zero
-                blk = np.zeros((3, na * ne))
-                blk[:, i * ne:(i + 1) * ne] = self.edges
-                rows.append(w * blk / mg)
-                rhs.append(np.zeros(3))
-        c = _nnls(np.vstack(rows), np.concatenate(rhs))
-        tau = h[self.act] - A[self.act] @ c
-        F = []
-        for i, cname in enumerate(active):
-            f = self.edges @ c[i * ne:(i + 1) * ne]
-            f_full[cname] = f
-            F.append(f[self.comp])
-        return tau, np.concatenate(F), f_full
 
 
 def fill_slacks(tr, x0):

@@ -18,7 +18,7 @@ import yaml
 
 from .export.atomic import atomic_write_text
 from .constraints.kinematics import default_foot_half_size
-from .guess import place_contacts
+from .point_kinematics import place_contacts
 from .legs import leg_geometry
 from .limb_lengths import stretch, stretched_body
 from .robot import read_yaml

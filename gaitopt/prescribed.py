@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from .guess import _point_jacobians, place_contacts
+from .point_kinematics import _point_jacobians, place_contacts
 
 
 @dataclass

@@ -79,14 +79,17 @@ def _split_calls(recorded, cls, flat: dict) -> tuple:
     (gaitopt.assembly), instead of inside the class's rows; any other call is inlined.
     flat: id(fn) → (fn, flat form), kept by the builder so that every class shares one."""
     own = {e.__hash__(): i for i, e in enumerate(cls.symbols.elements())}  # (SXElem hash = element_hash)
-    rows, calls = [], []
+    rows, calls, seen = [], [], {}
     for i, (term, phase, expr, lb, ub, call) in enumerate(recorded):
         if call is not None:
             fn, args = call
-            w = ca.vertcat(*[ca.vec(ca.SX(a)) for a in args])
-            at = np.array([own.get(e.__hash__(), -2) if e.is_symbolic() else (-1 if e.is_zero() else -2)
-                           for e in w.elements()], int)
-            sizes_ok = w.numel() == sum(fn.numel_in(j) for j in range(fn.n_in()))
+            key = tuple(map(id, args))  # rows of a point often pass the same arguments (its q, v)
+            if key not in seen:
+                w = ca.vertcat(*[ca.vec(ca.SX(a)) for a in args])
+                seen[key] = (w.numel(), np.array([own.get(e.__hash__(), -2) if e.is_symbolic() else
+                                                  (-1 if e.is_zero() else -2) for e in w.elements()], int))
+            numel, at = seen[key]
+            sizes_ok = numel == sum(fn.numel_in(j) for j in range(fn.n_in()))
             if sizes_ok and (at >= -1).all() and fn.numel_out(0) == expr.numel():
                 if id(fn) not in flat:
                     flat[id(fn)] = (fn, _flat_call(fn))

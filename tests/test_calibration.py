@@ -22,7 +22,7 @@ import pytest
 
 import gaitopt as go
 from gaitopt.calibration import equilibrium_forces, inverse_dynamics, statics_torques
-from gaitopt.guess import place_contacts
+from gaitopt.point_kinematics import place_contacts
 
 pytestmark = pytest.mark.fast  # cheap: the whole file is in the fast subset
 

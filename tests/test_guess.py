@@ -15,7 +15,8 @@ import pinocchio as pin
 import pytest
 
 import gaitopt as go
-from gaitopt.guess import _contact_kinematics, _nnls, _point_jacobians, _point_positions, leg_ik
+from gaitopt.force_split import _nnls
+from gaitopt.point_kinematics import _contact_kinematics, _point_jacobians, _point_positions, leg_ik
 from gaitopt.robot import robot_of
 
 pytestmark = pytest.mark.fast
@@ -135,3 +136,43 @@ def test_nnls_is_the_nonnegative_least_squares_solution():
         assert (grad[x == 0] > -1e-8).all() and np.abs(grad[x > 0]).max(initial=0.0) < 1e-8
     assert np.array_equal(_nnls(np.zeros((3, 0)), np.ones(3)), np.zeros(0))
     assert np.array_equal(_nnls(np.eye(3), np.full(3, np.nan)), np.zeros(3))  # no finite step: x stays 0
+
+
+def test_nnls_from_a_support_guess_has_the_bits_of_the_empty_start():
+    """A guessed support (right, partly wrong, everything, nothing) changes the path, not x."""
+    rng = np.random.default_rng(11)
+    for trial in range(100):
+        n = rng.integers(1, 8)
+        m = n + rng.integers(1, 8)
+        M, d = rng.normal(size=(m, n)), rng.normal(size=m)
+        x = _nnls(M, d)
+        for start in (x > 0, rng.random(n) < 0.5, np.ones(n, bool), np.zeros(n, bool)):
+            assert np.array_equal(_nnls(M, d, start=start), x), trial
+    assert np.array_equal(_nnls(np.eye(3), np.full(3, np.nan), start=np.ones(3, bool)), np.zeros(3))
+
+
+def test_lapack_kernels_have_numpys_bits():
+    from gaitopt.point_kinematics import _lstsq, _solve
+    rng = np.random.default_rng(13)
+    for _ in range(50):
+        n = rng.integers(1, 10)
+        H, g = rng.normal(size=(n, n)) + n * np.eye(n), rng.normal(size=n)
+        assert np.array_equal(_solve(H, g), np.linalg.solve(H, g))
+        M = rng.normal(size=(n + rng.integers(0, 8), n))
+        d = rng.normal(size=M.shape[0])
+        assert np.array_equal(_lstsq(M, d), np.linalg.lstsq(M, d, rcond=None)[0])
+
+
+@pytest.mark.parametrize("name", ["biped7_heel_toe_walk", "solo12_trot"])
+def test_guess_with_support_guesses_equals_the_empty_start(name, monkeypatch):
+    """The force split starts each knot's NNLS from the previous knot's support: x0 keeps every
+    bit of the guess whose every NNLS starts from nothing."""
+    import gaitopt.force_split as fs
+    from gaitopt.guess import automatic_guess
+    from gaitopt.transcription import transcribe
+    problem = go.load_problem(PROBLEMS / f"{name}.yaml")
+    tr = transcribe(problem, robot_of(problem))
+    x0 = automatic_guess(tr)
+    plain = fs._nnls
+    monkeypatch.setattr(fs, "_nnls", lambda M, d, start=None: plain(M, d))
+    assert np.array_equal(automatic_guess(tr), x0)

@@ -1,6 +1,8 @@
 """Joint, base and actuator limits: variable bounds and rows at the collocation points."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import casadi as ca
 import numpy as np
 
@@ -128,12 +130,16 @@ class _ActuatorEnvelope(Constraint):
         """The joint's row (dimensionless), or None where the joint has no such limit."""
         raise NotImplementedError
 
+    def ratios(self, actuators, tau, qd, gears) -> list:
+        """Each actuated joint's row or None (τ, q̇: (nu,) expressions): `ratio` joint by joint;
+        a subclass may build them all at once."""
+        return [self.ratio(act, tau[i], qd[i], gears[i]) for i, act in enumerate(actuators)]
+
     def add_point(self, ctx, p, point):
         if not point.kinematic:
             return
         qd = point.v[ctx.robot.actuated_index]
-        for i, act in enumerate(ctx.actuators):
-            row = self.ratio(act, point.tau[i], qd[i], ctx.gears[i])
+        for row in self.ratios(ctx.actuators, point.tau, qd, ctx.gears):
             if row is not None:
                 ctx.builder.con(self.term, ctx.phases[p].name, row, -1.0, 1.0)
 
@@ -151,6 +157,18 @@ class TorqueSpeedLimit(_ActuatorEnvelope):
 
     def ratio(self, actuator, tau, qd, gear):
         return motor_voltage(actuator, tau, qd, gear) / actuator.voltage
+
+    def ratios(self, actuators, tau, qd, gears) -> list:
+        """With fixed gears, `motor_voltage` of all joints at once, on columns of their
+        constants: five elementwise operations instead of five per joint (a CasADi call from
+        Python costs about 15 µs), per joint the same operations on the same numbers, so the
+        same expression nodes."""
+        if any(isinstance(g, (ca.SX, ca.MX)) for g in gears):  # co-design: gear variables
+            return super().ratios(actuators, tau, qd, gears)
+        col = lambda name: ca.DM(np.array([getattr(a, name) for a in actuators], float))  # noqa: E731
+        motors = SimpleNamespace(**{k: col(k) for k in ("resistance", "gear_efficiency", "torque_constant")})
+        rows = motor_voltage(motors, tau, qd, ca.DM(np.array(gears, float))) / col("voltage")
+        return [rows[i] for i in range(len(actuators))]
 
 
 class PowerLimit(_ActuatorEnvelope):
