@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from .point_kinematics import _ContactKinematics, _lstsq
+from .point_kinematics import _ContactKinematics
 
 
 def _nnls(M, d, tol=1e-10, max_iter=None, start=None):
@@ -21,7 +21,7 @@ def _nnls(M, d, tol=1e-10, max_iter=None, start=None):
     x = np.zeros(n)
     passive = np.zeros(n, dtype=bool) if start is None else np.array(start, dtype=bool)
     while passive.any():
-        zp = _lstsq(M[:, passive], d)
+        zp = np.linalg.lstsq(M[:, passive], d, rcond=None)[0]
         if zp.min() > 0:
             x[passive] = zp
             break
@@ -38,7 +38,7 @@ def _nnls(M, d, tol=1e-10, max_iter=None, start=None):
         passive[j] = True
         while True:
             z = np.zeros(n)
-            zp = _lstsq(M[:, passive], d)
+            zp = np.linalg.lstsq(M[:, passive], d, rcond=None)[0]
             z[passive] = zp
             if zp.min() > 0:
                 break

@@ -1,8 +1,9 @@
 """Contact points' kinematics and inverse kinematics, the automatic guess's numerical kernels.
 
 Small Pinocchio kinematics and numpy solves, called hundreds of times per guess: every numpy call
-costs about a microsecond, so the frames and points are looked up once and numpy's LAPACK
-kernels are called without np.linalg's per-call checks. Every solve's iterations and exported
+costs about a microsecond, so the frames and points are looked up once. (numpy's private LAPACK
+kernels, called without np.linalg's per-call checks, saved 1.5 ms more on the heel–toe guess:
+not worth depending on a private API.) Every solve's iterations and exported
 bytes depend on the guess to the last bit: each kernel gives the bits of its straightforward
 version (tests/test_guess.py).
 """
@@ -12,25 +13,6 @@ import math
 
 import numpy as np
 import pinocchio as pin
-
-try:  # numpy's LAPACK kernels (gesv, gelsd) without np.linalg's per-call checks: same routines,
-    # same bits, a third of the overhead of the hundreds of tiny solves of one guess
-    from numpy.linalg._umath_linalg import lstsq as _gelsd, solve1 as _gesv
-except ImportError:  # pragma: no cover - a numpy that moved them
-    _gelsd = _gesv = None
-
-
-def _solve(H, g):
-    """np.linalg.solve(H, g) for a nonsingular H (n, n) and g (n,)."""
-    return np.linalg.solve(H, g) if _gesv is None else _gesv(H, g)
-
-
-def _lstsq(M, d):
-    """np.linalg.lstsq(M, d, rcond=None)[0] for M (m, n), m > 0, and d (m,)."""
-    if _gelsd is None:
-        return np.linalg.lstsq(M, d, rcond=None)[0]
-    return _gelsd(M, d[:, None], np.finfo(float).eps * max(M.shape), signature="ddd->ddid")[0][:, 0]
-
 
 def _point_positions(model, data, robot, q):
     pin.framesForwardKinematics(model, data, q)
@@ -113,7 +95,7 @@ def leg_ik(robot, q_init, targets, q_ref, iterations=30, damping=1e-4, reg=1e-3,
         g = J.T @ err + reg * (pull - qj)
         if not math.isfinite(H.sum() + g.sum()):  # any inf or NaN (entries are bounded by the limbs)
             break  # targets out of any reach: keep the last finite posture (the NLP judges it)
-        dq = _solve(H, g)  # H is positive definite (damping + reg > 0)
+        dq = np.linalg.solve(H, g)  # H is positive definite (damping + reg > 0)
         # np.clip's bounds as np.maximum then np.minimum (equal for floats, half the overhead)
         np.minimum(np.maximum(qj + dq, lo, out=qj), hi, out=qj)
         if math.sqrt(dq @ dq) < 1e-10:  # np.linalg.norm of a vector, without its checks

@@ -151,18 +151,6 @@ def test_nnls_from_a_support_guess_has_the_bits_of_the_empty_start():
     assert np.array_equal(_nnls(np.eye(3), np.full(3, np.nan), start=np.ones(3, bool)), np.zeros(3))
 
 
-def test_lapack_kernels_have_numpys_bits():
-    from gaitopt.point_kinematics import _lstsq, _solve
-    rng = np.random.default_rng(13)
-    for _ in range(50):
-        n = rng.integers(1, 10)
-        H, g = rng.normal(size=(n, n)) + n * np.eye(n), rng.normal(size=n)
-        assert np.array_equal(_solve(H, g), np.linalg.solve(H, g))
-        M = rng.normal(size=(n + rng.integers(0, 8), n))
-        d = rng.normal(size=M.shape[0])
-        assert np.array_equal(_lstsq(M, d), np.linalg.lstsq(M, d, rcond=None)[0])
-
-
 @pytest.mark.parametrize("name", ["biped7_heel_toe_walk", "solo12_trot"])
 def test_guess_with_support_guesses_equals_the_empty_start(name, monkeypatch):
     """The force split starts each knot's NNLS from the previous knot's support: x0 keeps every
