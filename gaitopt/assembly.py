@@ -110,13 +110,25 @@ def _symbol_offsets(x, points: list):
         return None
     n = len(points)
     common = x_offsets(x, ca.symvar(ca.vertcat(*[ca.vec(first[i]) for i in shared]))) if shared else np.zeros(0, int)
-    own = (x_offsets(x, ca.vertcat(*[ca.vec(p[i]) for p in points for i in varying])).reshape(n, -1)
+    own = (x_offsets(x, _stacked([p[i] for p in points for i in varying])).reshape(n, -1)
            if varying else np.zeros((n, 0), int))
     index = np.hstack([np.broadcast_to(common, (n, common.size)), own]).T
     ordered = np.sort(index, axis=0)
     if index.shape[0] > 1 and (ordered[1:] == ordered[:-1]).any():
         return None
     return np.ascontiguousarray(index)
+
+
+def _stacked(parts: list):
+    """The SX parts vectorised and stacked into one column (columns, the usual case, stacked as
+    they are: a vec call per part costs as much as the stacking)."""
+    try:
+        out = ca.vertcat(*parts)
+        if out.size2() == 1:
+            return out
+    except RuntimeError:  # parts of different widths
+        pass
+    return ca.vertcat(*[ca.vec(u) for u in parts])
 
 
 def reads_only(expr, z) -> bool:

@@ -246,8 +246,9 @@ class Trapezoidal(CollocationRule):
     def _interval_point(pv, k):
         """(q, v, a, τ, f) where interval k's equations of motion hold: the midpoint state,
         the interval's a and f, the mean of its end torques."""
-        tau = 0.5 * (pv.tau.sym[:, k] + pv.tau.sym[:, k + 1])
-        return (pv.interval["q"].sym[:, k], pv.interval["v"].sym[:, k], pv.a.sym[:, k], tau, pv.f.sym[:, k])
+        taus = pv.tau.columns
+        tau = 0.5 * (taus[k] + taus[k + 1])
+        return (pv.interval["q"].columns[k], pv.interval["v"].columns[k], pv.a.columns[k], tau, pv.f.columns[k])
 
     def points(self, pv):
         K = pv.n_intervals
@@ -312,8 +313,9 @@ class Trapezoidal(CollocationRule):
                 yield (1.0, *self._interval_point(pv, k), (p, k + 0.5))
             return
         wk, _ = self.weights(K)
+        q, v, tau = pv.q.columns, pv.v.columns, pv.tau.columns
         for k in range(K + 1):
-            yield wk[k], pv.q.sym[:, k], pv.v.sym[:, k], None, pv.tau.sym[:, k], None, (p, k)
+            yield wk[k], q[k], v[k], None, tau[k], None, (p, k)
 
     def fill_guess(self, x0, pv, Q, V, A, U, F):
         x0[pv.q.index], x0[pv.v.index], x0[pv.tau.index] = Q, V, U
@@ -469,12 +471,12 @@ class HermiteSimpson(CollocationRule):
     def quadrature(self, pv, p, forces=False):
         K = pv.n_intervals
         wk, wm = self.weights(K)
+        knots = [b.columns for b in (pv.q, pv.v, pv.a, pv.tau, pv.f)]
         for k in range(K + 1):
-            yield wk[k], pv.q.sym[:, k], pv.v.sym[:, k], pv.a.sym[:, k], pv.tau.sym[:, k], pv.f.sym[:, k], (p, k)
-        m = pv.interval
+            yield (wk[k], *(c[k] for c in knots), (p, k))
+        mids = [pv.interval[key].columns for key in ("q", "v", "a", "tau", "f")]
         for k in range(K):
-            yield (wm[k], m["q"].sym[:, k], m["v"].sym[:, k], m["a"].sym[:, k], m["tau"].sym[:, k],
-                   m["f"].sym[:, k], (p, k + 0.5))
+            yield (wm[k], *(c[k] for c in mids), (p, k + 0.5))
 
     def fill_guess(self, x0, pv, Q, V, A, U, F):
         for key, M in zip(KNOT_KEYS, (Q, V, A, U, F)):

@@ -8,6 +8,7 @@ term owns are registered with `NlpBuilder.bound` for the same report.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import casadi as ca
 import numpy as np
@@ -23,6 +24,12 @@ class Block:
     sym: ca.SX
     index: np.ndarray
 
+    @cached_property
+    def columns(self) -> list:
+        """sym's columns (SX), split once: a column per knot taken by slicing costs a CasADi call
+        each, and the quadrature takes every knot's for every cost term."""
+        return ca.horzsplit(self.sym)
+
 
 class NlpBuilder:
     """Collects variables (with bounds) and constraint rows lb ≤ g ≤ ub, each row tagged with
@@ -30,6 +37,7 @@ class NlpBuilder:
 
     def __init__(self):
         self.syms, self.lb, self.ub = [], [], []
+        self._x = None  # (number of blocks, their stack): `x`
         self.n = 0
         self.g, self.lbg, self.ubg, self.rows = [], [], [], []
         self.ng = 0
@@ -123,8 +131,10 @@ class NlpBuilder:
 
     @property
     def x(self):
-        """All variables as one (n,1) SX column."""
-        return ca.vertcat(*self.syms)
+        """All variables as one (n,1) SX column (stacked once per number of blocks)."""
+        if self._x is None or self._x[0] != len(self.syms):
+            self._x = (len(self.syms), ca.vertcat(*self.syms))
+        return self._x[1]
 
     def nlp(self, cost, point_sums=()) -> tuple:
         """(Assembly, lbx, ubx, lbg, ubg) of everything added (gaitopt.assembly); the cost is

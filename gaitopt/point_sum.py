@@ -25,6 +25,7 @@ class PointSum:
     def __init__(self, groups: dict | None = None):
         self._groups = {} if groups is None else groups  # key → (integrand, [(w, inputs)])
         self._blocks = None
+        self._converted = {}
 
     def add(self, key, weight: float, integrand, *inputs) -> None:
         """Add weight · integrand(*inputs). key: the group (points whose inputs have one form).
@@ -33,7 +34,14 @@ class PointSum:
         once per group, with the group's first point's inputs."""
         self._blocks = None
         group = self._groups.setdefault(key, (integrand, []))
-        group[1].append((float(weight), [u if isinstance(u, ca.SX) else ca.SX(u) for u in inputs]))
+        group[1].append((float(weight), [u if isinstance(u, ca.SX) else self._as_sx(u) for u in inputs]))
+
+    def _as_sx(self, u):
+        """u (a number or DM) as SX, one SX per object: an input passed at every point (a
+        column of motor constants) stays one object, so it is read once (assembly.input_offsets)."""
+        if id(u) not in self._converted:
+            self._converted[id(u)] = (u, ca.SX(u))  # (u kept: its id stays its own)
+        return self._converted[id(u)][1]
 
     def scaled(self, c: float) -> "PointSum":
         """The same sum times the number c."""
