@@ -316,33 +316,46 @@ class Assembly:
         xs, p = ca.MX.sym("x", n), ca.MX.sym("p", 0)
         lam_f, lam_g = ca.MX.sym("lam_f"), ca.MX.sym("lam_g", ng)
         x = ca.DM(D) * xs
-        # the cost, differentiated in the columns it touches
+        grad, jac, hess = _Triplets(), _Triplets(), _Triplets()
+        f = self._cost(x, lam_f, grad, hess)
+        g = self._rows(x, lam_g, jac, hess)
+        J = jac.matrix(ng, n, lambda r, c: D[c])
+        H = hess.matrix(n, n, lambda r, c: D[r] * D[c])
+        opts = {
+            "jac_g": ca.Function("nlp_jac_g", [xs, p], [g, J], ["x", "p"], ["g", "jac_g_x"]),
+            "hess_lag": ca.Function("nlp_hess_l", [xs, p, lam_f, lam_g], [H],
+                                    ["x", "p", "lam_f", "lam_g"], ["triu_hess_gamma_x_x"]),
+            "grad_f": ca.Function("nlp_grad_f", [xs, p], [f, ca.densify(grad.matrix(n, 1, lambda r, c: D[r]))],
+                                  ["x", "p"], ["f", "grad_f_x"]),
+            "no_nlp_grad": True,
+        }
+        return {"x": xs, "f": f, "g": g}, opts
+
+    def _cost(self, x, lam_f, grad, hess):
+        """The cost f at x (MX), its gradient's and λ_f × its Hessian's pieces added to the
+        _Triplets grad and hess: the inline part differentiated in the columns it touches, the
+        mapped terms once per Function."""
         zc, c_index = self._touched(self.cost)
         cost = ca.Function("cost", [zc], [self.cost, ca.gradient(self.cost, zc), ca.triu(ca.hessian(self.cost, zc)[0])])
         f, grad_c, H_c = cost(x[c_index.tolist()] if c_index.size else ca.MX(0, 1))
-        R, C, W = _hessian_triplets(cost.sparsity_out(2), c_index[:, None])
-        h_vals, h_rows, h_cols, h_w = [lam_f * _nonzeros(H_c)], [R], [C], [W]
-        g_vals, g_rows = [grad_c], [c_index]
-        for mr in self.cost_maps:  # the cost's mapped terms: value, gradient and Hessian per point
+        grad.add(grad_c, c_index, np.zeros(c_index.size, int))
+        hess.add(lam_f * _nonzeros(H_c), *_hessian_triplets(cost.sparsity_out(2), c_index[:, None]))
+        for mr in self.cost_maps:  # value, gradient and Hessian per point
             N = mr.index.shape[1]
             Z, K = _gather(x, mr.index), ca.DM(mr.params)
             f = f + ca.sum2(mr.fn.map(N, "serial")(Z, K))
             J, H = mr.derivatives()
             _, C, _ = _jacobian_triplets(J.sparsity_out(0), np.zeros((1, N), int), mr.index)
-            g_vals.append(_nonzeros(J.map(N, "serial")(Z, K)))
-            g_rows.append(C)
-            R, C, W = _hessian_triplets(H.sparsity_out(0), mr.index)
-            h_vals.append(_nonzeros(H.map(N, "serial")(Z, K, ca.repmat(lam_f, 1, N))))
-            h_rows.append(R)
-            h_cols.append(C)
-            h_w.append(W)
-        grad = _scatter(n, 1, g_rows, [np.zeros(r.size, int) for r in g_rows], [np.ones(r.size) for r in g_rows],
-                        lambda r, c: D[r], ca.vertcat(*g_vals))
-        j_vals, j_rows, j_cols = [], [], []
+            grad.add(_nonzeros(J.map(N, "serial")(Z, K)), C, np.zeros(C.size, int))
+            hess.add(_nonzeros(H.map(N, "serial")(Z, K, ca.repmat(lam_f, 1, N))), *_hessian_triplets(H.sparsity_out(0), mr.index))
+        return f
+
+    def _rows(self, x, lam_g, jac, hess):
+        """g at x (MX, g's row order), its Jacobian's and λ_gᵀ g's Hessian's pieces added to the
+        _Triplets jac and hess, one block per Function (`_merged`: each differentiated once)."""
         inline = self._inline_block()
-        blocks = ([] if inline is None else [inline]) + _merged(self.maps)
         g_parts, g_order = [], []
-        for mr in blocks:  # (one block per Function: `_merged`, so each is differentiated once)
+        for mr in ([] if inline is None else [inline]) + _merged(self.maps):
             N = mr.index.shape[1]
             Z, K = _gather(x, mr.index), ca.DM(mr.params)
             g_parts.append(ca.vec(mr.fn.map(N, "serial")(Z, K)))
@@ -350,25 +363,30 @@ class Assembly:
             J, H = mr.derivatives()
             R, C, _ = _jacobian_triplets(J.sparsity_out(0), mr.rows, mr.index)
             keep = np.flatnonzero(C >= 0)  # not the columns of constant inputs
-            j_vals.append(_nonzeros(J.map(N, "serial")(Z, K))[keep.tolist()])
-            j_rows.append(R[keep])
-            j_cols.append(C[keep])
+            jac.add(_nonzeros(J.map(N, "serial")(Z, K))[keep.tolist()], R[keep], C[keep])
             L = ca.reshape(lam_g[mr.rows.T.ravel().tolist()], mr.rows.shape[0], N)
             R, C, W = _hessian_triplets(H.sparsity_out(0), mr.index)
             keep = np.flatnonzero(R >= 0)  # R = the smaller of the two variables' offsets
-            h_vals.append(_nonzeros(H.map(N, "serial")(Z, K, L))[keep.tolist()])
-            h_rows.append(R[keep])
-            h_cols.append(C[keep])
-            h_w.append(W[keep])
-        g = self._ordered(g_parts, g_order)
-        J = _scatter(ng, n, j_rows, j_cols, [np.ones(v.size) for v in j_rows], lambda r, c: D[c],
-                     ca.vertcat(*j_vals) if j_vals else ca.MX(0, 1))
-        H = _scatter(n, n, h_rows, h_cols, h_w, lambda r, c: D[r] * D[c], ca.vertcat(*h_vals))
-        opts = {
-            "jac_g": ca.Function("nlp_jac_g", [xs, p], [g, J], ["x", "p"], ["g", "jac_g_x"]),
-            "hess_lag": ca.Function("nlp_hess_l", [xs, p, lam_f, lam_g], [H],
-                                    ["x", "p", "lam_f", "lam_g"], ["triu_hess_gamma_x_x"]),
-            "grad_f": ca.Function("nlp_grad_f", [xs, p], [f, ca.densify(grad)], ["x", "p"], ["f", "grad_f_x"]),
-            "no_nlp_grad": True,
-        }
-        return {"x": xs, "f": f, "g": g}, opts
+            hess.add(_nonzeros(H.map(N, "serial")(Z, K, L))[keep.tolist()], R[keep], C[keep], W[keep])
+        return self._ordered(g_parts, g_order)
+
+
+class _Triplets:
+    """The nonzeros of a sparse matrix being assembled: MX columns of values, each with the
+    global (row, column, weight) of its entries (`_scatter`)."""
+
+    def __init__(self):
+        self.values, self.rows, self.cols, self.weights = [], [], [], []
+
+    def add(self, values, rows, cols, weights=None) -> None:
+        self.values.append(values)
+        self.rows.append(np.asarray(rows, int))
+        self.cols.append(np.asarray(cols, int))
+        self.weights.append(np.ones(len(self.rows[-1])) if weights is None else np.asarray(weights, float))
+
+    def matrix(self, nrow: int, ncol: int, scale):
+        """The (nrow, ncol) sparse MX matrix, entries at one position summed, each times its
+        weight × scale(row, column)."""
+        if not self.values:
+            self.add(ca.MX(0, 1), np.zeros(0, int), np.zeros(0, int))
+        return _scatter(nrow, ncol, self.rows, self.cols, self.weights, scale, ca.vertcat(*self.values))
