@@ -40,6 +40,8 @@ def test_journal_counts_factorisations():
     # one factorisation per iteration at least (cold starts take no least-squares multiplier
     # estimate, which would add one), and the journal names the MUMPS factor's size
     assert la["factorizations"] >= got["iterations"]
+    # a factorisation rejected for its inertia is one more than the iteration's accepted one
+    assert 0 <= la["wrong_inertia"] <= la["factorizations"] - got["iterations"]
     assert la["refinements"] > 0
     # the factor holds at least the KKT matrix's nonzeros: a few per variable
     assert la["factor_doubles"] > 3 * got["n_variables"]
