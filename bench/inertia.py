@@ -86,13 +86,16 @@ def reduced_hessian(tr, it: dict) -> dict:
 
 
 def _names(tr) -> np.ndarray:
-    """A block name for every variable (phase.block[row])."""
+    """A block name for every variable: phase.block[coordinate, joint or row]."""
     names = np.full(tr.n_variables, "other", dtype=object)
+    labels = {len(tr.robot.coordinates): tr.robot.coordinates, len(tr.robot.actuated): tr.robot.actuated}
     for ph, blocks in enumerate(tr.layout.phases):
         for b, idx in blocks.items():
             idx = np.asarray(idx)
-            for r, row in enumerate(idx.reshape(idx.shape[0], -1)):
-                names[row] = f"{tr.phases[ph].name}.{b}[{r}]"
+            rows = idx.reshape(idx.shape[0], -1)
+            label = labels.get(len(rows), range(len(rows)))
+            for r, row in enumerate(rows):
+                names[row] = f"{tr.phases[ph].name}.{b}[{label[r]}]"
     return names
 
 
