@@ -19,9 +19,10 @@ ratio over the variable-count ratio ("vs linear": 1.0 is linear).
 Then where IPOPT's time per iteration goes, read from its journal (written at
 `file_print_level` 6 to a temporary file; the writing costs < 1 % of the solve): the number of
 KKT factorisations (one per iteration, plus one per failed inertia test: IPOPT retries with a
-larger Hessian regularisation), the iterative-refinement steps, the MUMPS factor size (MB) and
+larger Hessian regularisation), the iterative-refinement steps, the MUMPS factor size (MB),
 the time inside IPOPT per factorisation with its ratio to 1×, which separates the cost of one
-factorisation (linear in knots for banded KKT systems) from the number of them per iteration.
+factorisation (linear in knots for banded KKT systems) from the number of them per iteration,
+and the factorisations rejected for their inertia (bench/inertia.py finds the direction).
 Cold starts from the automatic guess; wall-clock numbers, never asserted by tests.
 
 --codegen solves with `solver.codegen: true` (gaitopt.codegen): each robot's inverse dynamics
@@ -65,13 +66,16 @@ from gaitopt.gait import robot_of  # noqa: E402
 
 
 def linear_algebra(journal: str) -> dict:
-    """Factorisations, refinement steps and the largest MUMPS factor (doubles) in an IPOPT
-    journal written at print level ≥ 6."""
+    """Factorisations, refinement steps, the largest MUMPS factor (doubles) and the
+    factorisations IPOPT rejected for their inertia (more negative eigenvalues than constraints:
+    the Hessian has negative curvature the constraints do not fix, and IPOPT factorises again
+    with a regularised Hessian) in an IPOPT journal written at print level ≥ 6."""
     text = Path(journal).read_text(errors="replace")
     factors = [int(n) for n in re.findall(r"INFO\(9\)\) = (\d+)", text)]
     trials = sum(int(n) for n in re.findall(r"Number of trial factorizations performed: (\d+)", text))
     return {"factorizations": len(factors) or trials, "refinements": text.count("residual_ratio"),
-            "factor_doubles": max(factors, default=0)}
+            "factor_doubles": max(factors, default=0),
+            "wrong_inertia": len(re.findall(r"negevals_ = \d+, but numberOfNegEVals", text))}
 
 
 def solve_logged(p) -> tuple:
@@ -170,7 +174,7 @@ def _in_child(problem_file, factor: float, codegen: bool, starts: int) -> dict:
 
 HEADER = ("| problem | knots× | compile s | variables | constraints | iterations | status | cost | setup s | solve s | "
           "in evaluations s | in IPOPT s | ms / iteration | per-iteration ratio | vs linear | factorisations | "
-          "refinements | factor MB | ms / factorisation | per-factorisation ratio |")
+          "refinements | factor MB | ms / factorisation | per-factorisation ratio | rejected for inertia |")
 
 
 def _row(f: Path, factor: float, case: dict, compile_s: float, codegen: bool, base: dict) -> dict:
@@ -206,7 +210,7 @@ def _print_row(f: Path, row: dict, codegen: bool) -> None:
           f"{row['ipopt_s']:.2f} | {row['ms_per_iteration']:.1f} | {row['per_iteration_ratio']:.2f} | "
           f"{row['vs_linear']:.2f} | {row['factorizations']} | {row['refinements']} | "
           f"{8e-6 * row['factor_doubles']:.1f} | {row['ms_per_factorization']:.1f} | "
-          f"{row['per_factorization_ratio']:.2f} |", flush=True)
+          f"{row['per_factorization_ratio']:.2f} | {row['wrong_inertia']} |", flush=True)
 
 
 def run_cases(files: list, args) -> list:
@@ -214,7 +218,7 @@ def run_cases(files: list, args) -> list:
     as they finish and returns them."""
     rows = []
     print(HEADER)
-    print("|" + "---|" * 20)
+    print("|" + "---|" * 21)
     for f in files:
         base, compile_s = {}, 0.0
         if args.codegen:

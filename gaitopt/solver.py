@@ -162,8 +162,9 @@ def check_ipopt_options(options: dict) -> list:
     return bad
 
 
-def _ipopt_options(linear_solver: str, print_level: int, options: dict) -> dict:
-    """gaitopt's IPOPT settings, then `options` over them."""
+def ipopt_options(linear_solver: str, print_level: int, options: dict) -> dict:
+    """gaitopt's IPOPT options (IPOPT's names → values), then `options` over them; what
+    `solve_nlp` gives IPOPT (bench/inertia.py rebuilds a solver with them)."""
     ipopt = {
         "linear_solver": linear_solver,
         "print_level": print_level,
@@ -205,7 +206,7 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     # value the user set is kept.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     t0 = time.perf_counter()
-    ipopt = _ipopt_options(linear_solver, print_level, options)
+    ipopt = ipopt_options(linear_solver, print_level, options)
     opts = {"ipopt": ipopt, "print_time": False, "error_on_fail": False}
     x0, lbx, ubx = (np.asarray(a, float) for a in (x0, lbx, ubx))
     D = np.ones(len(x0)) if x_scale is None else np.asarray(x_scale, float)
