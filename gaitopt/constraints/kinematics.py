@@ -11,7 +11,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from ..legs import in_base_frame, leg_geometry
+from ..legs import base_origin, base_rotation, leg_geometry
 from ..terrain_io import periodic_slope
 from .base import Constraint
 
@@ -112,11 +112,14 @@ def _feet_of(ctx, q, pos) -> dict:
     """foot → (3,) SX: its reference point (mean of its contact points, positions pos (3, nc))
     in the base frame of q."""
     names = ctx.contact_names
+    # the base's rotation and origin once for all feet (built per foot, they were half the
+    # building time of these rows: a trig expression of q per foot)
+    R_T, origin = base_rotation(ctx.robot, q).T, base_origin(ctx.robot, q)
     out = {}
     for foot, f in ctx.robot.feet.items():
         idx = [names.index(c) for c in f.contacts]
         world = sum((pos[:, i] for i in idx[1:]), pos[:, idx[0]]) / len(idx)
-        out[foot] = in_base_frame(ctx.robot, q, world)
+        out[foot] = R_T @ (world - origin)
     return out
 
 
