@@ -99,14 +99,15 @@ def input_offsets(x, points: list):
 
 def _symbol_offsets(x, points: list):
     """`input_offsets` when each input is either the same object at every point or, at each
-    point, symbols of x only (the shipped terms' case: then the first point's Function serves
-    every point by construction); None otherwise or if a point would read a variable twice."""
+    point, dense symbols of x only (the shipped terms' case: then the first point's Function
+    serves every point by construction); None otherwise or if a point would read a variable
+    twice."""
     first = points[0]
     if any(len(p) != len(first) for p in points):
         return None
     shared = [i for i in range(len(first)) if all(p[i] is first[i] for p in points)]
     varying = [i for i in range(len(first)) if i not in shared]
-    if not all(p[i].is_valid_input() for p in points for i in varying):
+    if not all(p[i].is_valid_input() and p[i].is_dense() for p in points for i in varying):
         return None
     n = len(points)
     common = x_offsets(x, ca.symvar(ca.vertcat(*[ca.vec(first[i]) for i in shared]))) if shared else np.zeros(0, int)
