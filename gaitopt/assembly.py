@@ -46,6 +46,11 @@ class MappedRows:
         return (ca.Function("jac_" + self.fn.name(), [z, k], [ca.jacobian(out, z)]),
                 ca.Function("hess_" + self.fn.name(), [z, k, lam], [hess]))
 
+    def values(self, x: np.ndarray) -> np.ndarray:
+        """F at every point for the numbers x (n,): (m, N), an index −1 reading 0."""
+        padded = np.append(np.asarray(x, float), 0.0)  # index −1 reads the appended 0
+        return np.asarray(self.fn.map(self.index.shape[1])(padded[self.index], self.params), float)
+
 
 def x_offsets(x, symbols) -> np.ndarray:
     """Offsets into the (n,1) SX column of symbols x of the given entries of it (a list of
@@ -59,7 +64,7 @@ def input_offsets(x, points: list):
     inputs (a list of SX per point) read, in increasing order; or None unless the first point's
     inputs, as a function of its variables, give every point's inputs from its own (checked in
     the dependency pattern and at random values), so that one Function of the first point's
-    variables serves all (gaitopt.point_sum, NlpBuilder.con_points)."""
+    variables serves all (`group_function`)."""
     pure = _symbol_offsets(x, points)
     if pure is not None:
         return pure
@@ -132,10 +137,25 @@ def _stacked(parts: list):
     return ca.vertcat(*[ca.vec(u) for u in parts])
 
 
-def reads_only(expr, z) -> bool:
+def _reads_only(expr, z) -> bool:
     """Whether the SX expr depends on no symbol outside the SX column z."""
     allowed = {s.element_hash() for s in ca.symvar(z)}
     return all(s.element_hash() in allowed for s in ca.symvar(expr))
+
+
+def group_function(x, name: str, inputs: list, expr, param):
+    """(fn, index): expr, an SX expression of the first of N points' inputs (inputs: a list of
+    SX per point), as one Function fn(z, param) of that point's variables z, serving every
+    point (index (nz, N): each point's z as offsets into the (n,1) SX variables x,
+    `input_offsets`); None where it cannot (inputs not of one form, or expr reading a symbol
+    outside its inputs and param). The common step of gaitopt.point_sum and NlpBuilder.con_points."""
+    index = input_offsets(x, inputs)
+    if index is None:
+        return None
+    z0 = x[index[:, 0].tolist()]
+    if not _reads_only(expr, ca.vertcat(z0, param)):
+        return None
+    return ca.Function(name, [z0, param], [expr]), index
 
 
 def function_name(key) -> str:
@@ -289,10 +309,8 @@ class Assembly:
         g = np.zeros(self.ng)
         if self.inline.numel():
             g[self.inline_rows] += np.asarray(ca.Function("inline_g", [self.x_sx], [self.inline])(x), float).ravel()
-        padded = np.append(x, 0.0)  # index −1 (a constant 0 input) reads the appended 0
         for mr in self.maps:
-            values = np.asarray(mr.fn.map(mr.index.shape[1])(padded[mr.index], mr.params), float)
-            np.add.at(g, mr.rows.T.ravel(), values.T.ravel())
+            np.add.at(g, mr.rows.T.ravel(), mr.values(x).T.ravel())
         return g
 
     def _touched(self, expr) -> tuple:

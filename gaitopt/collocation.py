@@ -59,6 +59,12 @@ def _mean(m):
     return 0.5 * (m[:, :-1] + m[:, 1:])
 
 
+def point_kind(key) -> str:
+    """"knot" or "midpoint": the kind of a quadrature point named key = (phase, k), k + 0.5 at a
+    midpoint (`CollocationRule.quadrature`)."""
+    return "midpoint" if key[1] % 1 else "knot"
+
+
 class CollocationRule:
     """The interface every rule implements (see the module docstring for the two rules)."""
 
@@ -300,7 +306,7 @@ class Trapezoidal(CollocationRule):
         return [pv.tau.sym[:, k + 1] - pv.tau.sym[:, k]]
 
     def interval_torques(self, pv, k):
-        return [pv.tau.sym[:, k], pv.tau.sym[:, k + 1]]
+        return pv.tau.columns[k:k + 2]
 
     def torque_rate_integral(self, torques, h):
         tau0, tau1 = torques
@@ -462,7 +468,8 @@ class HermiteSimpson(CollocationRule):
         return [start, start + change]
 
     def interval_torques(self, pv, k):
-        return [pv.tau.sym[:, k], pv.interval["tau"].sym[:, k], pv.tau.sym[:, k + 1]]
+        taus = pv.tau.columns
+        return [taus[k], pv.interval["tau"].columns[k], taus[k + 1]]
 
     def torque_rate_integral(self, torques, h):
         A, B = self.quadratic_rate(*torques)

@@ -13,7 +13,7 @@ from functools import cached_property
 import casadi as ca
 import numpy as np
 
-from .assembly import Assembly, MappedRows, function_name, input_offsets, reads_only
+from .assembly import Assembly, MappedRows, function_name, group_function
 
 
 @dataclass
@@ -45,7 +45,7 @@ class NlpBuilder:
         self.g_rows = []  # offsets into g of each inline expression's rows
         self.maps = []  # MappedRows (gaitopt.assembly)
         self.call_functions = {}  # id(fn) → (fn, its mapped form): shared calls (gaitopt.tracing)
-        self.point_rows = {}  # key → (rows_of, [(inputs, row offsets)]): `con_points`
+        self.point_rows = {}  # key → (rows_of, first point's rows, [(inputs, row offsets)]): `con_points`
 
     def var(self, name: str, shape, lb=-np.inf, ub=np.inf) -> Block:
         """A new (rows, cols) block of variables named `name`; lb, ub broadcast to its shape."""
@@ -95,20 +95,18 @@ class NlpBuilder:
         them (gaitopt.assembly), rows_of being called once; otherwise their rows are inline.
         rows_of must read no symbols but its inputs'."""
         inputs = [u if isinstance(u, ca.SX) else ca.SX(u) for u in inputs]
-        group = self.point_rows.setdefault(key, (rows_of, []))
-        m = int(group[1][0][1].size) if group[1] else int(ca.SX(rows_of(*inputs)).numel())
-        group[1].append((inputs, self.reserve(term, phase, m, lb, ub)))
+        if key not in self.point_rows:  # (rows_of, its rows at the first point, [(inputs, row offsets)])
+            self.point_rows[key] = (rows_of, ca.densify(ca.vec(ca.SX(rows_of(*inputs)))), [])
+        _, first, points = self.point_rows[key]
+        points.append((inputs, self.reserve(term, phase, first.numel(), lb, ub)))
 
     def _resolve_point_rows(self, x) -> None:
         """The groups of `con_points` as mapped rows, or inline where they cannot be."""
-        for key, (rows_of, points) in self.point_rows.items():
-            index = input_offsets(x, [inputs for inputs, _ in points])
-            first = ca.densify(ca.vec(ca.SX(rows_of(*points[0][0]))))
-            z0 = x[index[:, 0].tolist()] if index is not None else None
-            if index is not None and reads_only(first, z0):
-                N = len(points)
-                fn = ca.Function(f"points_{function_name(key)}", [z0, ca.SX.sym("k", 0)], [first])
-                self.maps.append(MappedRows(fn, index, np.zeros((0, N)), np.stack([r for _, r in points], axis=1)))
+        for key, (rows_of, first, points) in self.point_rows.items():
+            made = group_function(x, f"points_{function_name(key)}", [inputs for inputs, _ in points], first,
+                                  ca.SX.sym("k", 0))
+            if made is not None:
+                self.maps.append(MappedRows(*made, np.zeros((0, len(points))), np.stack([r for _, r in points], axis=1)))
                 continue
             for inputs, rows in points:
                 self.g.append(ca.vec(ca.SX(rows_of(*inputs))))
@@ -151,7 +149,6 @@ class NlpBuilder:
         return (Assembly(x, cost, inline, rows, self.maps, self.ng, cost_maps), np.concatenate(self.lb),
                 np.concatenate(self.ub), np.concatenate(self.lbg) if self.lbg else empty,
                 np.concatenate(self.ubg) if self.ubg else empty)
-
 
 
 def force_axes(dim: int) -> list:

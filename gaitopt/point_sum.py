@@ -14,7 +14,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from .assembly import MappedRows, function_name, input_offsets, reads_only
+from .assembly import MappedRows, function_name, group_function
 
 
 class PointSum:
@@ -55,12 +55,10 @@ class PointSum:
             out, rest = [], ca.SX(0)
             w = ca.SX.sym("w")
             for key, (integrand, points) in self._groups.items():
-                index = input_offsets(x, [inputs for _, inputs in points])
-                weights = np.array([[wt for wt, _ in points]])
-                expr = ca.SX(integrand(*points[0][1]))
-                z0 = x[index[:, 0].tolist()] if index is not None else None
-                if index is not None and reads_only(expr, z0):
-                    out.append(MappedRows(ca.Function(f"cost_{function_name(key)}", [z0, w], [w * expr]), index, weights, None))
+                made = group_function(x, f"cost_{function_name(key)}", [inputs for _, inputs in points],
+                                      w * ca.SX(integrand(*points[0][1])), w)
+                if made is not None:
+                    out.append(MappedRows(made[0], made[1], np.array([[wt for wt, _ in points]]), None))
                 else:  # (co-design's limb scales inside the robot functions, or inputs of several forms)
                     rest += sum(wt * ca.SX(integrand(*inputs)) for wt, inputs in points)
             self._blocks = out, rest
@@ -71,6 +69,4 @@ class PointSum:
         blocks, rest = self.blocks(x)
         values = np.asarray(values, float)
         total = float(ca.Function("rest", [x], [rest])(values)) if rest.nnz() else 0.0
-        for mr in blocks:
-            total += float(np.sum(np.asarray(mr.fn.map(mr.index.shape[1])(values[mr.index], mr.params), float)))
-        return total
+        return total + sum(float(np.sum(mr.values(values))) for mr in blocks)

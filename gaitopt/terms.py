@@ -16,6 +16,7 @@ import casadi as ca
 import numpy as np
 
 from .actuation import joule_coefficient
+from .collocation import point_kind
 from .constraints.junction import impact_here, incoming
 from .dynamics import GRAVITY
 from .point_sum import PointSum
@@ -39,7 +40,7 @@ def collocation_points(ctx, forces: bool = False):
 
 def _group(name: str, key) -> tuple:
     """The PointSum group of a point: the term, the phase, knot or midpoint (inputs of one form)."""
-    return name, key[0], "midpoint" if key[1] % 1 else "knot"
+    return name, key[0], point_kind(key)
 
 
 def joule_loss(ctx):

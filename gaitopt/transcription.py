@@ -42,9 +42,9 @@ class Transcription:
     SX, is built from it on first use: solves do not need it); lbx, ubx, lbg, ubg, x0 numpy
     arrays; rows: list of
     (term, phase name, start, stop) over g; bound_rows: list of (term, phase, index array into x);
-    cost_terms: name → the weighted term (SX, or gaitopt.point_sum.PointSum: `cost_term_values`); phases: PhaseVars per phase; globals,
-    impulses, slacks: the other variable blocks by name; components: the constraint components
-    that built the rows.
+    cost_terms: name → the weighted term (SX, or gaitopt.point_sum.PointSum: values by
+    `cost_term_values`); phases: PhaseVars per phase; globals, impulses, slacks: the other
+    variable blocks by name; components: the constraint components that built the rows.
     """
 
     problem: object

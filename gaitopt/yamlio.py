@@ -39,7 +39,15 @@ _Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?([0-
 
 
 def _safe_load(text: str) -> Any:
-    return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+    """yaml.load with the safe loader; RecursionError for a text nested too deeply, whichever
+    way PyYAML reports it (≥ 6.0.4: its own 'exceeded maximum nesting depth'; before: Python's
+    stack overflowing)."""
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as err:
+        if "nesting depth" in str(getattr(err, "problem", None) or err):
+            raise RecursionError(str(err)) from None
+        raise
 
 
 def check_size(data: Any, file: str, field: str | None = None) -> None:
@@ -73,20 +81,12 @@ def parse_yaml_text(text: str, file: str, field: str | None = None) -> Any:
         value = _safe_load(text)
     except yaml.YAMLError as err:
         what = getattr(err, "problem", None) or str(err).split("\n")[0]
-        if _too_deep(what):
-            raise InputError("not valid YAML: nested too deeply", file=file, field=field) from None
         raise InputError(f"not valid YAML ({what}): {short(text)}", file=file, field=field,
                          allowed="a YAML value, e.g. 0.3, true, [1, 2], {min: 0.2, max: 0.4}") from None
     except RecursionError:
         raise InputError("not valid YAML: nested too deeply", file=file, field=field) from None
     check_size(value, file, field)
     return value
-
-
-def _too_deep(problem: str) -> bool:
-    """Whether a YAML error is PyYAML's own depth limit (PyYAML ≥ 6.0.4 raises one where older
-    versions overflowed Python's stack: RecursionError, handled alike)."""
-    return "nesting depth" in str(problem)
 
 
 def load_yaml(path: str | Path) -> dict:
@@ -123,9 +123,6 @@ def load_yaml(path: str | Path) -> dict:
         mark = getattr(err, "problem_mark", None)
         what = getattr(err, "problem", None) or str(err).split("\n")[0]
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        if _too_deep(what):
-            raise InputError(f"not valid YAML: nested too deeply{at}", file=file,
-                             allowed=f"at most {MAX_DEPTH} levels") from None
         raise InputError(f"not valid YAML: {what}{at}", file=file) from None
     except RecursionError:
         raise InputError("not valid YAML: nested too deeply", file=file,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..actuation import designed_joints
+from ..collocation import point_kind
 from ..errors import InputError
 from ..limb_lengths import LimbDynamics, leg_of, leg_scales
 from .base import Constraint
@@ -130,7 +131,6 @@ class PowerSplit(Constraint):
             for _, q, v, a, tau, f, key in ctx.rule.quadrature(pv, p):
                 pos = B.var(f"Ppos_{key}", (nu, 1), 0.0, np.inf)
                 neg = B.var(f"Pneg_{key}", (nu, 1), 0.0, np.inf)
-                kind = "midpoint" if key[1] % 1 else "knot"
-                B.con_points(self.term, pv.name, (self.term, p, kind), lambda tau, v, pos, neg: tau * v[act] - (pos - neg),
+                B.con_points(self.term, pv.name, (self.term, p, point_kind(key)), lambda tau, v, pos, neg: tau * v[act] - (pos - neg),
                              [tau, v, pos.sym, neg.sym])
                 ctx.slacks[key] = (pos, neg)
