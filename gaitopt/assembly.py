@@ -35,9 +35,18 @@ class MappedRows:
     index: np.ndarray
     params: np.ndarray
     rows: np.ndarray
+    # a robot function's call shared by classes of points (gaitopt.tracing): the same Function
+    # in every problem of the robot, so its derivatives are worth compiling (gaitopt.codegen)
+    shared: bool = False
 
-    def derivatives(self) -> tuple:
-        """(J, H) Functions of one point: J(z, k) = ∂F/∂z, H(z, k, λ) = triu ∂²(λᵀF)/∂z²."""
+    def derivatives(self, compiler=None) -> tuple:
+        """(J, H) Functions of one point: J(z, k) = ∂F/∂z, H(z, k, λ) = triu ∂²(λᵀF)/∂z².
+        compiler: a gaitopt.codegen.DerivativeCompiler, used for shared blocks, or None."""
+        if compiler is not None and self.shared:
+            return compiler.derivatives(self.fn, self._derivatives)
+        return self._derivatives()
+
+    def _derivatives(self) -> tuple:
         z = ca.SX.sym("z", self.fn.size1_in(0))
         k = ca.SX.sym("k", self.fn.size1_in(1))
         lam = ca.SX.sym("lam", self.fn.size1_out(0))
@@ -240,7 +249,7 @@ def _merged(maps: list) -> list:
             out.append(same[0])
         else:
             out.append(MappedRows(same[0].fn, np.hstack([m.index for m in same]), np.hstack([m.params for m in same]),
-                                  np.hstack([m.rows for m in same])))
+                                  np.hstack([m.rows for m in same]), same[0].shared))
     return out
 
 
@@ -250,13 +259,15 @@ class Assembly:
     x_sx: (n,1) SX symbols of x; cost: SX of x_sx; inline: SX (m_inline,1) of x_sx with
     inline_rows (m_inline,) offsets into g; maps: MappedRows; ng: number of rows of g;
     cost_maps: MappedRows without rows (fn → (1,1)) whose values at all their points add to
-    `cost` (gaitopt.point_sum)."""
+    `cost` (gaitopt.point_sum). compiler: None, or a gaitopt.codegen.DerivativeCompiler for the
+    shared blocks' derivatives (`solver.codegen`)."""
 
     def __init__(self, x_sx, cost, inline, inline_rows, maps, ng: int, cost_maps=()):
         self.x_sx, self.cost, self.inline = x_sx, cost, inline
         self.inline_rows = np.asarray(inline_rows, int)
         self.maps, self.ng = maps, ng
         self.cost_maps = list(cost_maps)
+        self.compiler = None
         self._g_sx = None
 
     def cost_sx(self):
@@ -384,7 +395,7 @@ class Assembly:
             Z, K = _gather(x, mr.index), ca.DM(mr.params)
             g_parts.append(ca.vec(mr.fn.map(N, "serial")(Z, K)))
             g_order.append(mr.rows.T.ravel())
-            J, H = mr.derivatives()
+            J, H = mr.derivatives(self.compiler)
             R, C, _ = _jacobian_triplets(J.sparsity_out(0), mr.rows, mr.index)
             keep = np.flatnonzero(C >= 0)  # not the columns of constant inputs
             jac.add(_nonzeros(J.map(N, "serial")(Z, K))[keep.tolist()], R[keep], C[keep])

@@ -126,16 +126,11 @@ class SymbolicDynamics:
 
     model: a pinocchio.Model whose joints are all 1-DOF; contacts: list of (frame_id, point (3,))
     defining the contact points whose world forces enter `inverse_dynamics` (in this order).
-    Every public function below returns a cached `casadi.Function` of SX expressions; with
-    `compiler` (e.g. `gaitopt.codegen.compiled`), `inverse_dynamics` and `contact_kinematics`
-    are compiled C instead, called (not inlined) from the expressions that use them.
+    Every public function below returns a cached `casadi.Function` of SX expressions.
     """
 
-    def __init__(self, model: pin.Model, contacts=(), compiler=None):
+    def __init__(self, model: pin.Model, contacts=()):
         self.model = model
-        # compiler: None, or a callable Function → Function (gaitopt.codegen.compiled) applied to
-        # the functions a transcription calls at every collocation point
-        self._compile = compiler
         self.nv = model.nv
         self.contacts = [(int(fid), np.asarray(pt, dtype=float)) for fid, pt in contacts]
         self.nc = len(self.contacts)
@@ -150,12 +145,9 @@ class SymbolicDynamics:
         self._a = ca.SX.sym("a", self.nv)
         self._f = ca.SX.sym("f", 3 * self.nc)
 
-    @property
-    def plain(self) -> bool:
-        """True when every function here is a plain SX Function of its declared inputs (no
-        compiled calls, no extra inputs): expressions of `symbols` may then be wrapped into new
-        Functions (gaitopt.constraints.base.Context.shared)."""
-        return self._compile is None
+    # every function here is a plain SX Function of its declared inputs (no extra inputs):
+    # expressions of `symbols` may be wrapped into new Functions (Context.shared)
+    plain = True
 
     @property
     def symbols(self) -> tuple:
@@ -163,9 +155,9 @@ class SymbolicDynamics:
         return self._q, self._v
 
     @classmethod
-    def of_robot(cls, robot, compiler=None) -> "SymbolicDynamics":
+    def of_robot(cls, robot) -> "SymbolicDynamics":
         """Dynamics of a `gaitopt.robot.Robot` with its contact points in `robot.contacts` order."""
-        return cls(robot.model, [(c.frame_id, c.point) for c in robot.contacts], compiler=compiler)
+        return cls(robot.model, [(c.frame_id, c.point) for c in robot.contacts])
 
     def _frame_offset(self, frame_id: int, point):
         """Position (3,) of a point fixed on a frame (point in the frame's coordinates) in the
@@ -326,16 +318,15 @@ class SymbolicDynamics:
 
     # ------------------------------------------------------------------ casadi Functions
 
-    def _fn(self, name, inputs, outputs, in_names, out_names, outline=False):
-        fn = ca.Function(name, inputs, outputs, in_names, out_names)
-        return self._compile(fn) if outline and self._compile is not None else fn
+    def _fn(self, name, inputs, outputs, in_names, out_names):
+        return ca.Function(name, inputs, outputs, in_names, out_names)
 
     @cached_property
     def inverse_dynamics(self) -> ca.Function:
         """(q, v, a, f) → τ (nv,): τ = M a + C + G − Σ_c J_cᵀ f_c, f (3·nc,) world forces [N]."""
         q, v, a, f = self._q, self._v, self._a, self._f
         return self._fn("inverse_dynamics", [q, v, a, f], [self.rnea_expr(q, v, a, f)],
-                        ["q", "v", "a", "f"], ["tau"], outline=True)
+                        ["q", "v", "a", "f"], ["tau"])
 
     @cached_property
     def rnea(self) -> ca.Function:
@@ -406,7 +397,7 @@ class SymbolicDynamics:
         kin = self.kinematics(q, v, a)
         cols = [[self.point_expr(kin, fid, pt, k) for fid, pt in self.contacts] for k in range(3)]
         out = [ca.horzcat(*c) if c else ca.SX(3, 0) for c in cols]
-        return self._fn("contact_kinematics", [q, v, a], out, ["q", "v", "a"], ["p", "dp", "ddp"], outline=True)
+        return self._fn("contact_kinematics", [q, v, a], out, ["q", "v", "a"], ["p", "dp", "ddp"])
 
     @cached_property
     def contact_jacobian(self) -> ca.Function:

@@ -159,6 +159,6 @@ class LimbDynamics(SymbolicDynamics):
         rot = np.array(fr.placement.rotation) @ np.asarray(point, float)
         return S @ ca.DM(np.array(fr.placement.translation)) + ca.DM(rot)
 
-    def _fn(self, name, inputs, outputs, in_names, out_names, outline=False):
+    def _fn(self, name, inputs, outputs, in_names, out_names):
         fn = ca.Function(name, list(inputs) + [self._scale], outputs, list(in_names) + ["scale"], out_names)
         return _Bound(fn, self)

@@ -87,7 +87,7 @@ class SolverOptions:
     constr_viol_tol: float = 1e-8
     print_level: int = 5
     scale_variables: bool = True
-    codegen: bool = False       # rigid-body functions as compiled C, cached (gaitopt.codegen)
+    codegen: bool = False       # robot functions' derivatives as compiled C, cached (gaitopt.codegen)
     options: dict = field(default_factory=dict)
 
 

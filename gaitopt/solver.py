@@ -210,9 +210,12 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     opts = {"ipopt": ipopt, "print_time": False, "error_on_fail": False}
     x0, lbx, ubx = (np.asarray(a, float) for a in (x0, lbx, ubx))
     D = np.ones(len(x0)) if x_scale is None else np.asarray(x_scale, float)
+    compiled = []
     if isinstance(nlp, Assembly):  # scaled functions with their assembled derivatives
+        compiler = nlp.compiler
         nlp, derivatives = nlp.functions(x_scale)
         opts.update(derivatives)
+        compiled = list(compiler.compiled) if compiler is not None else []
         x0, lbx, ubx = x0 / D, lbx / D, ubx / D
     elif x_scale is not None:
         xs = ca.SX.sym("x_scaled", len(x0))
@@ -258,5 +261,7 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
         "final_iterate_violation": final_violation,
         # every option IPOPT was given: gaitopt's defaults, the problem's and the warm-start ones
         "ipopt_options": {k: v for k, v in ipopt.items() if k not in ("sb",)},
+        # blocks whose derivatives ran as compiled code (`solver.codegen`, gaitopt.codegen)
+        "compiled_blocks": compiled,
     }
     return NlpSolution(x * D, lam_g, f, success, status, message, stats)

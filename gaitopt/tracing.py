@@ -158,7 +158,7 @@ def add_class(ctx, p: int, components, cls, points) -> None:
     B.mapped(MappedRows(fn, index, values.reshape(1, n), rows))
     for i, fn_flat, at in calls:  # the shared calls' values, added to their rows
         w_index = np.where(at[:, None] >= 0, cls.index[np.maximum(at, 0)], -1)
-        B.mapped(MappedRows(fn_flat, w_index, np.zeros((0, n)), rows[starts[i]:starts[i] + sizes[i], :]))
+        B.mapped(MappedRows(fn_flat, w_index, np.zeros((0, n)), rows[starts[i]:starts[i] + sizes[i], :], shared=True))
 
 
 def interval_template(pv):

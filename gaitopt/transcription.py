@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from .codegen import compiled
+from .codegen import DerivativeCompiler
 from .collocation import METHODS
 from .constraints import Context, Terrain, VariableBounds, active_constraints
 from .terrain_io import check_terrain, surface_of
@@ -199,7 +199,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
     constraints: user constraint components (gaitopt.constraints.Constraint instances), called
     after the built-in ones at each place they declare."""
     if dynamics is None:
-        dynamics = SymbolicDynamics.of_robot(robot, compiler=compiled if problem.solver.codegen else None)
+        dynamics = SymbolicDynamics.of_robot(robot)
     B = NlpBuilder()
     ctx = Context(problem, robot, Schedule(robot, problem), dynamics, METHODS[problem.transcription], B,
                   Terrain(problem.slope, surface_of(problem)))
@@ -248,6 +248,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
     weighted = {name: _weighted(terms.COSTS[name](ctx), weight) for name, weight in problem.cost.items()}
     assembly, lbx, ubx, lbg, ubg = B.nlp(sum(v for v in weighted.values() if not isinstance(v, PointSum)),
                                          [v for v in weighted.values() if isinstance(v, PointSum)])
+    if problem.solver.codegen:
+        assembly.compiler = DerivativeCompiler()
     # ctx.dynamics: a design component (LimbLengthDesign) may have replaced the robot's
     return Transcription(problem, robot, ctx.schedule, ctx.dynamics, ctx.rule, ctx.dim, assembly, lbx, ubx, lbg, ubg,
                          B.rows, B.bound_rows, weighted, ctx.phases, ctx.globals, ctx.impulses, ctx.slacks,

@@ -1,162 +1,128 @@
-"""Compiled rigid-body functions (`solver.codegen: true`, gaitopt.codegen).
+"""Compiled derivatives of the shared robot functions (`solver.codegen: true`, gaitopt.codegen).
 
-The compiled inverse dynamics and contact kinematics must give the numbers of Pinocchio and of
-the inlined SX expressions, the same first and second derivatives through CasADi's call nodes,
-the same NLP sparsity, and the same optimal gait; libraries are cached by content; a missing
-compiler is a clear input error.
+The compiled Jacobian and Hessian of a shared block must be the virtual machine's, with the
+same sparsity, bit for bit (the same operations in the same order); libraries are cached by
+content across transcriptions; small blocks stay uncompiled; a solve with code generation
+reaches the same optimum; a missing compiler or an unwritable cache is a clear input error.
 """
 from __future__ import annotations
 
 import dataclasses
-from functools import partial
 from pathlib import Path
 
-import casadi as ca
 import numpy as np
-import pinocchio as pin
 import pytest
 
 import gaitopt as go
-from gaitopt.codegen import compiled, find_compiler
-from gaitopt.dynamics import SymbolicDynamics
+from gaitopt.codegen import DerivativeCompiler, find_compiler
 from gaitopt.errors import InputError
 from gaitopt.gait import robot_of
-from gaitopt.robot import load_robot
 from gaitopt.transcription import transcribe
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "problems" / "biped7_static_walk.yaml"
-RTOL = 1e-9
-N_STATES = 5
 
 needs_compiler = pytest.mark.skipif(find_compiler() is None, reason="no C compiler on this machine")
-
-
-def close(got, ref, what):
-    got, ref = np.asarray(got, float).ravel(), np.asarray(ref, float).ravel()
-    err = np.abs(got - ref) / np.maximum(1.0, np.abs(ref))
-    assert err.max(initial=0.0) <= RTOL, f"{what}: max relative error {err.max():.3g}"
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("codegen_cache")
-
-
-@pytest.fixture(scope="module")
-def pair(cache):
-    robot = load_robot("biped7")
-    inline = SymbolicDynamics.of_robot(robot)
-    comp = SymbolicDynamics.of_robot(robot, compiler=partial(compiled, cache=cache))
-    return robot, inline, comp
-
-
-def states(robot, n=N_STATES, seed=3):
-    rng = np.random.default_rng(seed)
-    nv, nc = robot.nv, len(robot.contacts)
-    for _ in range(n):
-        yield (rng.uniform(-1, 1, nv), rng.normal(size=nv), rng.normal(size=nv),
-               rng.normal(scale=50.0, size=3 * nc))
-
-
-@needs_compiler
-def test_inverse_dynamics_matches_pinocchio_and_inline(pair):
-    robot, inline, comp = pair
-    data = robot.model.createData()
-    for k, (q, v, a, f) in enumerate(states(robot)):
-        zero = np.zeros_like(f)
-        close(comp.inverse_dynamics(q, v, a, zero), pin.rnea(robot.model, data, q, v, a), f"rnea state {k}")
-        close(comp.inverse_dynamics(q, v, a, f), inline.inverse_dynamics(q, v, a, f), f"with forces state {k}")
-
-
-@needs_compiler
-def test_contact_kinematics_matches_pinocchio_and_inline(pair):
-    robot, inline, comp = pair
-    model, data = robot.model, robot.model.createData()
-    for k, (q, v, a, _) in enumerate(states(robot)):
-        got = [np.asarray(x) for x in comp.contact_kinematics(q, v, a)]
-        ref = [np.asarray(x) for x in inline.contact_kinematics(q, v, a)]
-        for g, r, what in zip(got, ref, ("p", "dp", "ddp")):
-            close(g, r, f"contact_kinematics {what} state {k}")
-        pin.forwardKinematics(model, data, q, v, a)
-        pin.updateFramePlacements(model, data)
-        for i, c in enumerate(robot.contacts):
-            ref_p = data.oMf[c.frame_id].act(np.asarray(c.point, float))
-            close(got[0][:, i], ref_p, f"{c.name} position state {k}")
-
-
-@needs_compiler
-@pytest.mark.parametrize("which", ["inverse_dynamics", "contact_kinematics"])
-def test_derivatives_through_the_call(pair, which):
-    """Jacobian and Hessian of a weighted sum, through the call node, equal the inlined ones,
-    with the same sparsity patterns (the compiled library carries them)."""
-    robot, inline, comp = pair
-    fi, fc = getattr(inline, which), getattr(comp, which)
-    args = [ca.SX.sym(fi.name_in(i), fi.size_in(i)) for i in range(fi.n_in())]
-    z = ca.vertcat(*args)
-    rng = np.random.default_rng(7)
-    out_i, out_c = (ca.vertcat(*[ca.vec(o) for o in (f.call(args))]) for f in (fi, fc))
-    w = ca.DM(rng.normal(size=out_i.numel()))
-    J_i, J_c = ca.jacobian(out_i, z), ca.jacobian(out_c, z)
-    H_i, H_c = ca.hessian(ca.dot(w, out_i), z)[0], ca.hessian(ca.dot(w, out_c), z)[0]
-    assert J_c.sparsity() == J_i.sparsity()
-    assert H_c.sparsity() == H_i.sparsity()
-    evaluate = ca.Function("d", [z], [J_i, J_c, H_i, H_c])
-    for k in range(N_STATES):
-        Ji, Jc, Hi, Hc = (np.asarray(ca.densify(x)) for x in evaluate(rng.uniform(-1, 1, z.numel())))
-        close(Jc, Ji, f"{which} Jacobian point {k}")
-        close(Hc, Hi, f"{which} Hessian point {k}")
-
-
-@needs_compiler
-def test_cached_by_content(pair, cache):
-    robot, _, comp = pair
-    comp.inverse_dynamics, comp.contact_kinematics  # built (compiled on first use)
-    libs = sorted(cache.glob("*.so"))
-    assert [p.name.split("_flat_")[0] for p in libs] == ["contact_kinematics", "inverse_dynamics"]
-    stamps = [p.stat().st_mtime_ns for p in libs]
-    again = SymbolicDynamics.of_robot(robot, compiler=partial(compiled, cache=cache))
-    again.inverse_dynamics, again.contact_kinematics
-    assert sorted(cache.glob("*.so")) == libs
-    assert [p.stat().st_mtime_ns for p in libs] == stamps
 
 
 def quiet(problem, codegen):
     return problem.replace(solver=dataclasses.replace(problem.solver, print_level=0, codegen=codegen))
 
 
+@pytest.fixture(scope="module")
+def static():
+    return go.load_problem(STATIC).scaled_knots(0.5)
+
+
+@pytest.fixture(scope="module")
+def shared_block(static):
+    """The static walk's shared inverse-dynamics block (gaitopt.tracing)."""
+    tr = transcribe(quiet(static, False), robot_of(static))
+    blocks = [mr for mr in tr.assembly.maps if mr.shared and "inverse_dynamics" in mr.fn.name()]
+    assert blocks, [mr.fn.name() for mr in tr.assembly.maps]
+    return blocks[0]
+
+
+def evaluate(J, H, mr, seed=5, points=4):
+    rng = np.random.default_rng(seed)
+    nz, nk, m = mr.fn.size1_in(0), mr.fn.size1_in(1), mr.fn.size1_out(0)
+    out = []
+    for _ in range(points):
+        z, k, lam = rng.uniform(-1, 1, nz), rng.uniform(-1, 1, nk), rng.normal(size=m)
+        out.append((np.asarray(J(z, k).nonzeros()), np.asarray(H(z, k, lam).nonzeros())))
+    return out
+
+
 @needs_compiler
-def test_same_nlp_and_same_gait(cache, monkeypatch):
-    """The static walk (knots × 0.5) with and without code generation: the same constraint
-    Jacobian pattern and the same optimum."""
-    monkeypatch.setenv("GAITOPT_CACHE", str(cache))
-    base = go.load_problem(STATIC).scaled_knots(0.5)
-    robot = robot_of(base)
-    nlps = [transcribe(quiet(base, cg), robot).nlp for cg in (False, True)]
-    sp = [ca.jacobian(n["g"], n["x"]).sparsity() for n in nlps]
-    assert sp[0] == sp[1]
-    results = [go.solve(quiet(base, cg), robot=robot) for cg in (False, True)]
+def test_compiled_derivatives_are_the_virtual_machines(shared_block, tmp_path):
+    J0, H0 = shared_block.derivatives()
+    compiler = DerivativeCompiler(tmp_path, min_instructions=0)
+    J1, H1 = shared_block.derivatives(compiler)
+    assert compiler.compiled == [shared_block.fn.name()] and compiler.compile_s > 0
+    assert "External" in J1.class_name() and "External" in H1.class_name()
+    assert J1.sparsity_out(0) == J0.sparsity_out(0) and H1.sparsity_out(0) == H0.sparsity_out(0)
+    for (j0, h0), (j1, h1) in zip(evaluate(J0, H0, shared_block), evaluate(J1, H1, shared_block)):
+        assert np.array_equal(j0, j1) and np.array_equal(h0, h1)
+        assert np.abs(h0).max() > 0  # not a vacuous comparison
+
+
+@needs_compiler
+def test_cached_by_content(static, tmp_path):
+    """A second transcription of the same robot loads the library instead of compiling it."""
+    libs, compilers = [], []
+    for _ in range(2):
+        tr = transcribe(quiet(static, True), robot_of(static))
+        tr.assembly.compiler = DerivativeCompiler(tmp_path, min_instructions=0)
+        tr.assembly.functions()
+        compilers.append(tr.assembly.compiler)
+        libs.append({p.name: p.stat().st_mtime_ns for p in tmp_path.glob("*.so")})
+    assert libs[0] and libs[1] == libs[0]
+    assert compilers[0].compile_s > 0 and compilers[1].compile_s == 0.0
+    assert sorted(compilers[1].compiled) == sorted(compilers[0].compiled)
+
+
+@needs_compiler
+def test_small_blocks_stay_uncompiled(shared_block, tmp_path):
+    compiler = DerivativeCompiler(tmp_path, min_instructions=10 ** 9)
+    J, H = shared_block.derivatives(compiler)
+    assert "External" not in J.class_name() and compiler.compiled == []
+    assert not list(tmp_path.glob("*.so"))
+
+
+@needs_compiler
+def test_same_nlp_and_same_gait(static, tmp_path, monkeypatch):
+    """The static walk (knots × 0.5) with and without code generation: the same derivative
+    sparsity, iterations and optimum."""
+    monkeypatch.setenv("GAITOPT_CACHE", str(tmp_path))
+    robot = robot_of(static)
+    sparsity = []
+    for cg in (False, True):
+        _, opts = transcribe(quiet(static, cg), robot).assembly.functions()
+        sparsity.append((opts["jac_g"].sparsity_out(1), opts["hess_lag"].sparsity_out(0)))
+    assert sparsity[0] == sparsity[1]
+    results = [go.solve(quiet(static, cg), robot=robot) for cg in (False, True)]
     assert all(r.success for r in results), [r.status for r in results]
-    assert results[1].cost == pytest.approx(results[0].cost, rel=1e-6)
+    assert results[0].stats["compiled_blocks"] == []
+    assert any("inverse_dynamics" in b for b in results[1].stats["compiled_blocks"])
+    assert results[1].stats["iterations"] == results[0].stats["iterations"]
+    assert results[1].cost == pytest.approx(results[0].cost, rel=1e-12)
     assert results[1].max_violation < 1e-6
     assert results[1].problem.solver.codegen
 
 
 @pytest.mark.fast
-def test_no_compiler_is_an_input_error(tmp_path, monkeypatch):
+def test_no_compiler_is_an_input_error(static, tmp_path, monkeypatch):
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
-    dyn = SymbolicDynamics.of_robot(load_robot("biped7"), compiler=partial(compiled, cache=tmp_path))
     with pytest.raises(InputError) as err:
-        dyn.inverse_dynamics
+        transcribe(quiet(static, True), robot_of(static))
     assert "solver.codegen" in str(err.value) and "compiler" in str(err.value)
 
 
 @pytest.mark.fast
 @needs_compiler
-def test_unwritable_cache_is_an_input_error(tmp_path):
+def test_unwritable_cache_is_an_input_error(shared_block, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    dyn = SymbolicDynamics.of_robot(load_robot("biped7"), compiler=partial(compiled, cache=blocker / "cache"))
     with pytest.raises(InputError) as err:
-        dyn.inverse_dynamics
+        shared_block.derivatives(DerivativeCompiler(blocker / "cache", min_instructions=0))
     assert "solver.codegen" in str(err.value) and "GAITOPT_CACHE" in str(err.value)

@@ -179,7 +179,7 @@ class Context:
         every class of points that uses it. `key` (hashable) must identify the output completely:
         the calling component's class and term and every number `build` reads, since a second
         call with the same key returns the first Function. None when the dynamics' functions
-        cannot be wrapped (co-design's limb scale, compiled dynamics): the caller writes its
+        cannot be wrapped (co-design's limb scale): the caller writes its
         rows inline."""
         if not getattr(self.dynamics, "plain", False):
             return None
