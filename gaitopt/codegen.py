@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -58,9 +60,11 @@ def find_compiler() -> str | None:
 
 
 def library_key(fn: ca.Function) -> str:
-    """Content hash naming the library of fn's derivatives."""
+    """Content hash naming the library of fn's derivatives: the Function, the CasADi version,
+    the flags and the platform (a cache in a home directory shared by machines of two
+    architectures holds one library for each)."""
     h = hashlib.sha256()
-    for part in (fn.serialize(), ca.__version__, " ".join(FLAGS), VERSION):
+    for part in (fn.serialize(), ca.__version__, " ".join(FLAGS), VERSION, sys.platform, platform.machine()):
         h.update(part.encode())
     return h.hexdigest()[:20]
 
@@ -90,13 +94,17 @@ class DerivativeCompiler:
         key = library_key(fn)
         lib = self.cache / f"{fn.name()}_{key}.so"
         names = (f"gaitopt_jac_{key}", f"gaitopt_hess_{key}")
-        if not lib.exists():
+        loaded = _load(lib, names) if lib.exists() else None
+        if loaded is None:
             J, H = build()
             if J.n_instructions() + H.n_instructions() < self.min_instructions:
                 return J, H
             self._compile(lib, [_renamed(J, names[0]), _renamed(H, names[1])])
+            loaded = _load(lib, names)
+            if loaded is None:
+                raise InputError(f"the compiled library {lib} does not load", field="solver.codegen")
         self.compiled.append(fn.name())
-        return tuple(ca.external(name, str(lib)) for name in names)
+        return loaded
 
     def _compile(self, lib: Path, fns: list) -> None:
         t0 = time.perf_counter()
@@ -116,6 +124,15 @@ class DerivativeCompiler:
             _run([self.cc, *FLAGS, "-shared", str(src), "-o", str(out), "-lm"], self.cc, lib.stem)
             os.replace(out, lib)
         self.compile_s += time.perf_counter() - t0
+
+
+def _load(lib: Path, names: tuple):
+    """The library's functions, or None if it does not load (a damaged or foreign file in the
+    cache: it is then compiled again and replaced)."""
+    try:
+        return tuple(ca.external(name, str(lib)) for name in names)
+    except RuntimeError:
+        return None
 
 
 def _renamed(fn: ca.Function, name: str) -> ca.Function:

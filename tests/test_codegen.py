@@ -126,3 +126,18 @@ def test_unwritable_cache_is_an_input_error(shared_block, tmp_path):
     with pytest.raises(InputError) as err:
         shared_block.derivatives(DerivativeCompiler(blocker / "cache", min_instructions=0))
     assert "solver.codegen" in str(err.value) and "GAITOPT_CACHE" in str(err.value)
+
+
+@needs_compiler
+def test_damaged_library_is_compiled_again(shared_block, tmp_path):
+    """A file in the cache that does not load (truncated, another platform's) is replaced."""
+    compiler = DerivativeCompiler(tmp_path, min_instructions=0)
+    shared_block.derivatives(compiler)
+    (lib,) = tmp_path.glob("*.so")
+    lib.write_bytes(b"not a shared library")
+    again = DerivativeCompiler(tmp_path, min_instructions=0)
+    J, H = shared_block.derivatives(again)
+    assert again.compile_s > 0 and "External" in H.class_name()
+    (j0, h0), = evaluate(*shared_block.derivatives(), shared_block, points=1)
+    (j1, h1), = evaluate(J, H, shared_block, points=1)
+    assert np.array_equal(j0, j1) and np.array_equal(h0, h1)
