@@ -1,6 +1,7 @@
 """gaitopt's ANYmal C trot next to Crocoddyl's ANYmal trot benchmark, on one problem.
 
     python bench/crocoddyl.py [--runs 5] [--croc-python /work/venv-croc/bin/python] [--json out.json]
+                              [--codegen]
 
 Crocoddyl 3.2.1 pins its own Pinocchio, so it lives in an environment of its own (never a
 gaitopt dependency): `python3 -m venv /work/venv-croc && /work/venv-croc/bin/pip install
@@ -23,7 +24,8 @@ call; the fastest of --runs cold runs (the least disturbed by other jobs; --json
 the medians); total CPU s = the process's CPU time over build + solve,
 which a machine shared with other jobs inflates less than wall time; gaitopt's solve CPU s is
 that minus the CPU time of the same problem solved with max_iter 0 (build, IPOPT set-up and the
-first evaluation). Never asserted by tests.
+first evaluation). --codegen solves gaitopt's problem with `solver.codegen: true`, its cache
+filled before the timed runs (gaitopt.codegen). Never asserted by tests.
 """
 from __future__ import annotations
 
@@ -122,24 +124,30 @@ def run_crocoddyl(python: str, runs: int) -> list | None:
     return out
 
 
-def run_gaitopt(runs: int) -> dict:
+def run_gaitopt(runs: int, codegen: bool = False) -> dict:
     """gaitopt's figures for problems/anymal_c_trot.yaml (bench/timing.py), knots over the cycle."""
+    import dataclasses
+
     import gaitopt as go
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from timing import timed_solves
 
     problem = go.load_problem(PROBLEM)
+    if codegen:
+        problem = problem.replace(solver=dataclasses.replace(problem.solver, codegen=True))
+        go.solve(problem.replace(solver=dataclasses.replace(problem.solver, max_iter=0, print_level=0)))  # compiles
     halves = 2 if problem.cycle == "half" else 1
     out = timed_solves(problem, runs)
-    out.update(robot="anymal_c", knots=sum(p.knots for p in problem.phases) * halves, build_s=out["setup_s"])
+    out.update(robot="anymal_c", knots=sum(p.knots for p in problem.phases) * halves, build_s=out["setup_s"],
+               codegen=codegen)
     return out
 
 
 def report(g: dict, croc: list | None) -> None:
     print("| solver | robot | knots | iterations | build s | solve s | total s | solve CPU s | total CPU s |")
     print("|---|---|---|---|---|---|---|---|---|")
-    print(f"| gaitopt (IPOPT) | anymal_c | {g['knots']} | {g['iterations']} | {g['build_s']:.3f} | "
+    print(f"| gaitopt (IPOPT{', codegen' if g.get('codegen') else ''}) | anymal_c | {g['knots']} | {g['iterations']} | {g['build_s']:.3f} | "
           f"{g['solve_s']:.3f} | {g['build_s'] + g['solve_s']:.3f} | {g['cpu_solve_s']:.3f} | {g['cpu_s']:.3f} |")
     for c in croc or []:
         print(f"| Crocoddyl {c['crocoddyl']} (FDDP) | {c['robot']} ({c['mass_kg']:.1f} kg) | {c['knots']} | "
@@ -160,13 +168,14 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--croc-python", default=os.environ.get("CROC_PYTHON", DEFAULT_CROC_PYTHON))
     ap.add_argument("--json")
+    ap.add_argument("--codegen", action="store_true", help="gaitopt with solver.codegen: true (cache filled first)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker, args.runs)))
         return 0
     croc = run_crocoddyl(args.croc_python, args.runs)
-    g = run_gaitopt(args.runs)
+    g = run_gaitopt(args.runs, args.codegen)
     report(g, croc)
     if args.json:
         Path(args.json).write_text(json.dumps({"gaitopt": g, "crocoddyl": croc}, indent=1))
