@@ -15,8 +15,10 @@ machine (no fused multiply-add at these flags), and have the same sparsity.
 Only blocks whose derivatives have at least `MIN_INSTRUCTIONS` instructions are compiled:
 smaller ones take longer to compile than they ever save. Cache: $GAITOPT_CACHE, else
 $XDG_CACHE_HOME/gaitopt, else ~/.cache/gaitopt. Compiler: $CC, else gcc, else cc. A library is
-written under a temporary name and renamed into place, so concurrent solves never load a
-half-written file. Measurements: docs/speed.md, "Code generation".
+written under a temporary name and renamed into place, with a SHA-256 digest beside it that is
+checked before loading: neither a half-written file of a concurrent solve nor a damaged one is
+loaded (a truncated library crashes the process that maps it); either is compiled again. A
+compiler is needed only for what the cache lacks. Measurements: docs/speed.md, "Code generation".
 """
 from __future__ import annotations
 
@@ -73,17 +75,17 @@ class DerivativeCompiler:
     """Compiles and caches the derivatives of mapped blocks (gaitopt.assembly.MappedRows).
 
     cache: directory (default `cache_dir()`); min_instructions: blocks whose J and H together
-    have fewer stay in CasADi's virtual machine. Raises InputError (field solver.codegen) when
-    no C compiler is found. `compiled` lists the names of the blocks served compiled, and
-    `compile_s` the seconds spent compiling, in this object's life."""
+    have fewer stay in CasADi's virtual machine; report: None or a callable given one line
+    before each compile (a compile takes seconds). A compile that is needed and cannot be made
+    (no C compiler, an unwritable cache, the compiler failing) raises InputError (field
+    solver.codegen); libraries already in the cache need no compiler. `compiled` lists the
+    names of the blocks served compiled, and `compile_s` the seconds spent compiling, in this
+    object's life."""
 
-    def __init__(self, cache: Path | None = None, min_instructions: int = MIN_INSTRUCTIONS):
+    def __init__(self, cache: Path | None = None, min_instructions: int = MIN_INSTRUCTIONS, report=None):
         self.cache = Path(cache) if cache is not None else cache_dir()
         self.min_instructions = int(min_instructions)
-        self.cc = find_compiler()
-        if self.cc is None:
-            raise InputError("code generation needs a C compiler ($CC or gcc on PATH; none found)",
-                             field="solver.codegen", allowed=[False, True])
+        self.report = report
         self.compiled: list = []
         self.compile_s = 0.0
 
@@ -94,19 +96,26 @@ class DerivativeCompiler:
         key = library_key(fn)
         lib = self.cache / f"{fn.name()}_{key}.so"
         names = (f"gaitopt_jac_{key}", f"gaitopt_hess_{key}")
-        loaded = _load(lib, names) if lib.exists() else None
+        loaded = _load(lib, names)
         if loaded is None:
             J, H = build()
             if J.n_instructions() + H.n_instructions() < self.min_instructions:
                 return J, H
-            self._compile(lib, [_renamed(J, names[0]), _renamed(H, names[1])])
+            self._compile(lib, fn.name(), [_renamed(J, names[0]), _renamed(H, names[1])])
             loaded = _load(lib, names)
             if loaded is None:
-                raise InputError(f"the compiled library {lib} does not load", field="solver.codegen")
+                raise InputError(f"the library compiled for {fn.name()} ({lib}) does not load",
+                                 field="solver.codegen")
         self.compiled.append(fn.name())
         return loaded
 
-    def _compile(self, lib: Path, fns: list) -> None:
+    def _compile(self, lib: Path, block: str, fns: list) -> None:
+        cc = find_compiler()
+        if cc is None:
+            given = os.environ.get("CC")
+            raise InputError("code generation needs a C compiler ("
+                             + (f"$CC={given} is not one on PATH" if given else "$CC or gcc on PATH; none found") + ")",
+                             field="solver.codegen", allowed=["true", "false"])
         t0 = time.perf_counter()
         try:
             self.cache.mkdir(parents=True, exist_ok=True)
@@ -114,6 +123,8 @@ class DerivativeCompiler:
         except OSError as err:
             raise InputError(f"cannot write the code generation cache {self.cache} ({err.strerror or err}); "
                              "set GAITOPT_CACHE to a writable directory", field="solver.codegen") from None
+        if self.report is not None:
+            self.report(f"compiling the derivatives of {block} into {self.cache} (once; seconds to a minute)")
         with workdir as tmp:
             src = Path(tmp) / (lib.stem + ".c")
             cg = ca.CodeGenerator(src.name)
@@ -121,17 +132,34 @@ class DerivativeCompiler:
                 cg.add(f)
             cg.generate(tmp + os.sep)
             out = Path(tmp) / lib.name
-            _run([self.cc, *FLAGS, "-shared", str(src), "-o", str(out), "-lm"], self.cc, lib.stem)
+            _run([cc, *FLAGS, "-shared", str(src), "-o", str(out), "-lm"], cc, block)
+            if not out.is_file():
+                raise InputError(f"the C compiler {cc} wrote no library for {block}", field="solver.codegen")
+            digest = Path(tmp) / "digest"
+            digest.write_text(_digest(out))
+            # the library first, then its digest: a reader in between sees a mismatch and compiles
+            # again; it never loads a file whose digest it has not checked
             os.replace(out, lib)
+            os.replace(digest, _digest_path(lib))
         self.compile_s += time.perf_counter() - t0
 
 
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _digest_path(lib: Path) -> Path:
+    return lib.with_name(lib.name + ".sha256")
+
+
 def _load(lib: Path, names: tuple):
-    """The library's functions, or None if it does not load (a damaged or foreign file in the
-    cache: it is then compiled again and replaced)."""
+    """The library's functions, or None if it is missing or is not the file its digest names (a
+    truncated or damaged file would crash the process when loaded; it is compiled again)."""
     try:
+        if _digest_path(lib).read_text().strip() != _digest(lib):
+            return None
         return tuple(ca.external(name, str(lib)) for name in names)
-    except RuntimeError:
+    except (OSError, RuntimeError):
         return None
 
 
@@ -144,5 +172,6 @@ def _renamed(fn: ca.Function, name: str) -> ca.Function:
 def _run(cmd: list, cc: str, name: str) -> None:
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
-        tail = " ".join(run.stderr.strip().splitlines()[-3:])
-        raise InputError(f"the C compiler {cc} failed on {name}: {tail}", field="solver.codegen")
+        tail = " ".join(run.stderr.strip().splitlines()[-3:]) or "no message"
+        raise InputError(f"the C compiler {cc} failed on {name} (exit {run.returncode}): {tail}",
+                         field="solver.codegen")

@@ -100,7 +100,9 @@ def _limb_start(problem, robot=None, **kwargs):
     legs = designed_legs(problem, robot)
     lo, hi = spec.ratio_bounds
     guess = float(np.clip(spec.ratio_guess or legs[0].ratio, lo, hi))
-    fixed = problem.replace(limb_lengths=None)
+    # without code generation: each start ratio is a robot of its own, whose derivatives would
+    # be compiled once and never used again (solo12: 14 s each)
+    fixed = problem.replace(limb_lengths=None, solver=dataclasses.replace(problem.solver, codegen=False))
     segments = [s for leg in legs for s in (leg.thigh, leg.shank)]
     best, best_ratio = None, guess
     for ratio in sorted({guess, *np.geomspace(lo, hi, LIMB_START_POINTS)}):

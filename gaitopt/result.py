@@ -65,6 +65,11 @@ class Result:
             f"{self.stats['n_constraints']} constraints",
             "worst violations: " + ", ".join(f"{v['term']}@{v['phase']} {v['max_violation']:.2e}" for v in worst),
         ]
+        blocks = self.stats.get("compiled_blocks")
+        if blocks:  # solver.codegen
+            compile_s = self.stats.get("compile_time_s", 0.0)
+            lines.insert(4, "compiled derivatives: " + ", ".join(sorted(set(blocks)))
+                         + (f" ({compile_s:.1f} s compiling, in the setup)" if compile_s else " (from the cache)"))
         return "\n".join(lines)
 
 

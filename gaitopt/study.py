@@ -46,6 +46,7 @@ from . import quantities as Q
 from .actuation import motor_voltage
 from .codesign import with_design
 from .energy import absolute_work, cycle_energies, phase_spans, specific_resistance
+from .codegen import find_compiler
 from .errors import InputError
 from .export import read_trajectory_csv, save
 from .export.atomic import atomic_write_text
@@ -291,6 +292,8 @@ class _Table:
         if done and list(done[0]) != columns:
             raise InputError(f"{path} was written by a different study (other columns); use another OUTDIR",
                              field="-o")
+        # a case whose solve raised (status "error": a crash, a compiler missing) runs again
+        done = [r for r in done if r.get("status") != "error"]
         # rewrite the complete rows only: a row cut short by a kill would swallow the next one
         tmp = path.with_suffix(".csv.tmp")
         with open(tmp, "w", newline="", encoding="utf-8") as fh:
@@ -341,12 +344,11 @@ class _Progress:
 
 def _nearest(index: tuple, solved: dict) -> str | None:
     """Key of the solved case nearest to `index` in grid steps (ties: the earlier in grid order)."""
-    best = None
-    for key, idx in solved.items():
-        d = sum(abs(a - b) for a, b in zip(index, idx))
-        if best is None or d < best[0]:
-            best = (d, key)
-    return best[1] if best else None
+    # (distance, grid index): `solved` is in finish order, which with several workers varies
+    # from run to run; the grid index makes the choice among equally near ones repeatable
+    best = min(((sum(abs(a - b) for a, b in zip(index, idx)), tuple(idx), key) for key, idx in solved.items()),
+               default=None)
+    return best[2] if best else None
 
 
 def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Executor | str | None = "process",
@@ -365,6 +367,11 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
         raise InputError(f"executor must be 'process', None or a concurrent.futures.Executor, got {executor!r}",
                          field="executor")
     cases, robot = build_cases(study)
+    if any(c.problem.solver.codegen for c in cases) and find_compiler() is None:
+        # every case would fail alike (and its gear or motor values are robots of their own,
+        # whose derivatives the cache cannot hold yet): say it once, before anything runs
+        raise InputError("code generation needs a C compiler ($CC or gcc on PATH; none found)",
+                         file=study.source, field="solver.codegen", allowed=["true", "false"])
     outdir = Path(outdir)
     (outdir / "cases").mkdir(parents=True, exist_ok=True)
     # what was run, for the record (the table's columns guard against mixing studies)

@@ -15,6 +15,7 @@ beyond the NLP dict.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import casadi as ca
@@ -188,6 +189,10 @@ def _phase_variables(ctx, bounds) -> None:
         ctx.phases.append(ctx.rule.phase_variables(B, ps.name, ps.knots, bounds, duration, ps.active))
 
 
+def _progress_line(message: str) -> None:
+    print(f"gaitopt: {message}", file=sys.stderr, flush=True)
+
+
 def _weighted(term, weight: float):
     """A cost term's value (SX or gaitopt.point_sum.PointSum) times its weight."""
     return term.scaled(weight) if isinstance(term, PointSum) else weight * term
@@ -249,7 +254,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
     assembly, lbx, ubx, lbg, ubg = B.nlp(sum(v for v in weighted.values() if not isinstance(v, PointSum)),
                                          [v for v in weighted.values() if isinstance(v, PointSum)])
     if problem.solver.codegen:
-        assembly.compiler = DerivativeCompiler()
+        assembly.compiler = DerivativeCompiler(report=_progress_line if problem.solver.print_level > 0 else None)
     # ctx.dynamics: a design component (LimbLengthDesign) may have replaced the robot's
     return Transcription(problem, robot, ctx.schedule, ctx.dynamics, ctx.rule, ctx.dim, assembly, lbx, ubx, lbg, ubg,
                          B.rows, B.bound_rows, weighted, ctx.phases, ctx.globals, ctx.impulses, ctx.slacks,

@@ -29,7 +29,7 @@ HEADER_KEYS = ["format", "robot", "urdf", "base", "locked", "contacts", "frictio
                "equations_of_motion", "cycle_transform", "design"]
 RESULT_KEYS = ["success", "status", "message", "cost", "cost_terms", "iterations", "solve_time_s", "setup_time_s",
                "function_eval_time_s", "nlp", "robot", "stride", "period", "speed", "max_violation", "violations",
-               "problem", "versions", "returned_iteration", "ipopt_options"]
+               "problem", "versions", "returned_iteration", "ipopt_options", "compiled_blocks", "compile_time_s"]
 
 
 def gaitopt(*args, timeout=300):

@@ -8,6 +8,7 @@ reaches the same optimum; a missing compiler or an unwritable cache is a clear i
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -111,11 +112,33 @@ def test_same_nlp_and_same_gait(static, tmp_path, monkeypatch):
 
 
 @pytest.mark.fast
-def test_no_compiler_is_an_input_error(static, tmp_path, monkeypatch):
+def test_no_compiler_is_an_input_error(shared_block, tmp_path, monkeypatch):
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
     with pytest.raises(InputError) as err:
-        transcribe(quiet(static, True), robot_of(static))
+        shared_block.derivatives(DerivativeCompiler(tmp_path, min_instructions=0))
     assert "solver.codegen" in str(err.value) and "compiler" in str(err.value)
+    assert "no-such-compiler" in str(err.value)
+
+
+@needs_compiler
+def test_a_filled_cache_needs_no_compiler(shared_block, tmp_path, monkeypatch):
+    shared_block.derivatives(DerivativeCompiler(tmp_path, min_instructions=0))
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
+    again = DerivativeCompiler(tmp_path, min_instructions=0)
+    J, H = shared_block.derivatives(again)
+    assert "External" in H.class_name() and again.compile_s == 0.0
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("cc, says", [("true", "wrote no library"), ("false", "(exit 1): no message")])
+def test_a_failing_compiler_is_an_input_error(shared_block, tmp_path, monkeypatch, cc, says):
+    """A compiler that fails silently, or exits 0 having written nothing: one clear message."""
+    if shutil.which(cc) is None:
+        pytest.skip(f"no {cc} command")
+    monkeypatch.setenv("CC", cc)
+    with pytest.raises(InputError) as err:
+        shared_block.derivatives(DerivativeCompiler(tmp_path, min_instructions=0))
+    assert "solver.codegen" in str(err.value) and says in str(err.value), str(err.value)
 
 
 @pytest.mark.fast
@@ -129,12 +152,17 @@ def test_unwritable_cache_is_an_input_error(shared_block, tmp_path):
 
 
 @needs_compiler
-def test_damaged_library_is_compiled_again(shared_block, tmp_path):
-    """A file in the cache that does not load (truncated, another platform's) is replaced."""
-    compiler = DerivativeCompiler(tmp_path, min_instructions=0)
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_damaged_library_is_compiled_again(shared_block, tmp_path, damage):
+    """A library that is not the file its digest names is compiled again, never loaded (a
+    truncated one would crash the process with a bus error when mapped)."""
+    reports = []
+    compiler = DerivativeCompiler(tmp_path, min_instructions=0, report=reports.append)
     shared_block.derivatives(compiler)
+    assert len(reports) == 1 and shared_block.fn.name() in reports[0]
     (lib,) = tmp_path.glob("*.so")
-    lib.write_bytes(b"not a shared library")
+    data = lib.read_bytes()
+    lib.write_bytes(b"not a shared library" if damage == "garbage" else data[:4096])
     again = DerivativeCompiler(tmp_path, min_instructions=0)
     J, H = shared_block.derivatives(again)
     assert again.compile_s > 0 and "External" in H.class_name()

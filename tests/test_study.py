@@ -216,3 +216,42 @@ def test_shipped_study_files_load():
     for f in files:
         cases, _ = build_cases(load_study(f))
         assert cases
+
+
+@pytest.mark.fast
+def test_nearest_solved_case_ties_go_by_grid_order():
+    """Among equally near solved cases the warm start comes from the earlier in grid order,
+    whatever order they finished in (with several workers that order varies)."""
+    from gaitopt.study import _nearest
+    assert _nearest((1, 1), {"late": (1, 2), "early": (0, 1)}) == "early"
+    assert _nearest((1, 1), {"early": (0, 1), "late": (1, 2)}) == "early"
+    assert _nearest((1, 1), {"far": (0, 0), "near": (1, 2)}) == "near"
+    assert _nearest((0, 0), {}) is None
+
+
+@pytest.mark.fast
+def test_cases_that_raised_run_again_on_resume(tmp_path, monkeypatch):
+    import gaitopt.study as study_mod
+    path = _study_file(tmp_path, {"speed": [0.3, 0.35]})
+    real = study_mod.solve
+
+    def broken(problem, **kw):
+        if "0.35" in repr(problem.speed):
+            raise RuntimeError("a crash in this case")
+        return real(problem, **kw)
+
+    monkeypatch.setattr(study_mod, "solve", broken)
+    first = run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
+    assert [r["status"] for r in first][1] == "error" and first[0]["success"]
+    monkeypatch.setattr(study_mod, "solve", real)
+    again = run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
+    assert all(r["success"] for r in again) and len(read_results(tmp_path / "o" / "results.csv")) == 2
+
+
+@pytest.mark.fast
+def test_sweep_with_codegen_and_no_compiler_is_bad_input(tmp_path, monkeypatch):
+    from gaitopt.cli import main
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
+    path = _study_file(tmp_path, {"speed": [0.3]}, overrides={**LIMITS_OFF, "solver.codegen": True})
+    assert main(["sweep", str(path), "-o", str(tmp_path / "o")]) == 2
+    assert not (tmp_path / "o" / "results.csv").exists()

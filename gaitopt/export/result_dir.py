@@ -57,6 +57,10 @@ def result_dict(result) -> dict:
         # added 2026-11-23, last so that the earlier keys keep their order
         "returned_iteration": s.get("returned_iteration", s["iterations"]),
         "ipopt_options": s.get("ipopt_options", {}),
+        # added 2026-11-24 (solver.codegen): the blocks whose derivatives ran compiled, and the
+        # seconds this solve's set-up spent compiling them (0 when all came from the cache)
+        "compiled_blocks": sorted(set(s.get("compiled_blocks", []))),
+        "compile_time_s": s.get("compile_time_s", 0.0),
     }
 
 
@@ -300,13 +304,16 @@ def _read_trajectory(d: Path, problem, robot, info: dict | None = None) -> Traje
 def _stats(info: dict) -> dict:
     info = dict(info, nlp=info.get("nlp") if isinstance(info.get("nlp"), dict) else {},
                 ipopt_options=info.get("ipopt_options") if isinstance(info.get("ipopt_options"), dict) else {})
+    blocks, compile_s = info.get("compiled_blocks", []), info.get("compile_time_s", 0.0)
     return {"iterations": info["iterations"], "solve_time_s": info.get("solve_time_s", float("nan")),
             "setup_time_s": info.get("setup_time_s", float("nan")),
             "function_eval_time_s": info.get("function_eval_time_s", float("nan")),
             "n_variables": info.get("nlp", {}).get("variables", 0),
             "n_constraints": info.get("nlp", {}).get("constraints", 0),
             "returned_iteration": info.get("returned_iteration", info["iterations"]),
-            "ipopt_options": dict(info.get("ipopt_options", {}))}
+            "ipopt_options": dict(info.get("ipopt_options", {})),
+            "compiled_blocks": [str(b) for b in blocks] if isinstance(blocks, list) else [],
+            "compile_time_s": compile_s if isinstance(compile_s, (int, float)) else 0.0}
 
 
 def load_result(result_dir: str | Path) -> Result:
