@@ -248,7 +248,7 @@ def main() -> None:
     ap.add_argument("--short", action="store_true", help="the README's short scaling table")
     ap.add_argument("--problems", nargs="*", default=None)
     ap.add_argument("--json", default=None)
-    ap.add_argument("--codegen", action="store_true", help="compiled rigid-body functions (solver.codegen)")
+    ap.add_argument("--codegen", action="store_true", help="compiled derivatives of the shared robot functions (solver.codegen)")
     ap.add_argument("--cache", default=None, help="code generation cache directory ($GAITOPT_CACHE)")
     ap.add_argument("--starts", type=int, default=1, help="solves per case with perturbed bound_push")
     ap.add_argument("--markdown", action="store_true",
