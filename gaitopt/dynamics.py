@@ -239,11 +239,13 @@ class SymbolicDynamics:
         f_ang = C.inertia_com @ w + _cross(c, f_lin)
         return f_lin, f_ang
 
-    def rnea_expr(self, q, v, a, forces=None, gravity=True):
+    def rnea_expr(self, q, v, a, forces=None, gravity=True, armature=True):
         """τ = M(q) a + C(q, v) + G(q) − Σ J_cᵀ f_c as an expression (nv,).
 
         v: None for v = 0 (the same expression, without building the terms that vanish);
-        forces: world-frame contact forces, (3·nc,) in self.contacts order, or None.
+        forces: world-frame contact forces, (3·nc,) in self.contacts order, or None;
+        armature: False leaves out the rotor inertia reflected through the gears (the model's
+        armature, in M), for a caller that adds it itself (`rigid_inverse_dynamics`).
         """
         n = self.model.njoints
         kin = self.kinematics(q, v, a)
@@ -281,7 +283,7 @@ class SymbolicDynamics:
                 f[J.parent][1] = f[J.parent][1] + Rl @ fa + _cross(pl, Fl)
         # rotor inertia reflected through each gear (Pinocchio's model.armature): a torque
         # armature_i·a_i on the joint's own axis, as Pinocchio's rnea and crba add it
-        arm = np.asarray(self.model.armature, float)
+        arm = np.asarray(self.model.armature, float) if armature else np.zeros(0)
         for i in np.flatnonzero(arm):
             tau[int(i)] = tau[int(i)] + float(arm[i]) * a[int(i)]
         return ca.vertcat(*tau)
@@ -326,6 +328,15 @@ class SymbolicDynamics:
         """(q, v, a, f) → τ (nv,): τ = M a + C + G − Σ_c J_cᵀ f_c, f (3·nc,) world forces [N]."""
         q, v, a, f = self._q, self._v, self._a, self._f
         return self._fn("inverse_dynamics", [q, v, a, f], [self.rnea_expr(q, v, a, f)],
+                        ["q", "v", "a", "f"], ["tau"])
+
+    @cached_property
+    def rigid_inverse_dynamics(self) -> ca.Function:
+        """(q, v, a, f) → `inverse_dynamics` without the armature term (nv,): the links' dynamics
+        alone, the same for every gear ratio and motor of the robot (a gear sweep's cases share
+        it, and its compiled derivatives: gaitopt.codegen); τ = this + armature ⊙ a."""
+        q, v, a, f = self._q, self._v, self._a, self._f
+        return self._fn("rigid_inverse_dynamics", [q, v, a, f], [self.rnea_expr(q, v, a, f, armature=False)],
                         ["q", "v", "a", "f"], ["tau"])
 
     @cached_property

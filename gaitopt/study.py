@@ -368,8 +368,8 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
                          field="executor")
     cases, robot = build_cases(study)
     if any(c.problem.solver.codegen for c in cases) and find_compiler() is None:
-        # every case would fail alike (and its gear or motor values are robots of their own,
-        # whose derivatives the cache cannot hold yet): say it once, before anything runs
+        # every case whose library the cache lacks would fail alike: say it once, before
+        # anything runs (a lone solve looks for the compiler only when it must compile)
         raise InputError("code generation needs a C compiler ($CC or gcc on PATH; none found)",
                          file=study.source, field="solver.codegen", allowed=["true", "false"])
     outdir = Path(outdir)

@@ -117,7 +117,7 @@ def test_inverse_dynamics_is_one_shared_call_differentiated_once():
     Function, so its derivatives are built once; the values are the class rows' (tested above)."""
     p = _static("trapezoidal")
     tr = transcribe(p, robot_of(p))
-    calls = [m for m in tr.assembly.maps if m.fn.name() == "call_inverse_dynamics"]
+    calls = [m for m in tr.assembly.maps if m.fn.name() == "call_rigid_inverse_dynamics"]
     dynamic_phases = len(tr.phases)
     assert len(calls) == dynamic_phases  # one per phase's midpoint class
     assert len({id(m.fn) for m in calls}) == 1

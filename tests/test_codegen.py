@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import gaitopt as go
-from gaitopt.codegen import DerivativeCompiler, find_compiler
+from gaitopt.codegen import DerivativeCompiler, find_compiler, library_key
 from gaitopt.errors import InputError
 from gaitopt.gait import robot_of
 from gaitopt.transcription import transcribe
@@ -169,3 +169,18 @@ def test_damaged_library_is_compiled_again(shared_block, tmp_path, damage):
     (j0, h0), = evaluate(*shared_block.derivatives(), shared_block, points=1)
     (j1, h1), = evaluate(J, H, shared_block, points=1)
     assert np.array_equal(j0, j1) and np.array_equal(h0, h1)
+
+
+@pytest.mark.fast
+def test_one_library_for_every_gear_ratio(static):
+    """The shared inverse-dynamics block leaves the rotor inertia (which the gear ratio scales)
+    out of the call, so a gear sweep's cases share one compiled library."""
+    robot = robot_of(static)
+    j = robot.actuated[0]
+    geared = robot.with_actuators({j: robot.actuators[j].with_gear(3 * robot.actuators[j].gear_ratio)})
+    assert not np.array_equal(geared.model.armature, robot.model.armature)
+    keys = []
+    for r in (robot, geared):
+        tr = transcribe(quiet(static, False), r)
+        keys.append({library_key(mr.fn) for mr in tr.assembly.maps if mr.shared and "inverse_dynamics" in mr.fn.name()})
+    assert len(keys[0]) == 1 and keys[0] == keys[1]

@@ -67,8 +67,11 @@ class InverseDynamics(Constraint):
             return
         pv = ctx.phases[p]
         F = ctx.full_forces(point.f, pv.active)
-        ctx.builder.con_call(self.term, pv.name, ctx.dynamics.inverse_dynamics, [point.q, point.v, point.a, F],
-                             ctx.rotor_correction(point.a) - ctx.actuated_torque(point.tau))
+        # the links' dynamics as the shared call, the rotor inertia beside it: the call is then
+        # the same Function for every gear ratio and motor (one compiled library per robot)
+        arm = ca.DM(np.asarray(ctx.dynamics.model.armature, float))
+        ctx.builder.con_call(self.term, pv.name, ctx.dynamics.rigid_inverse_dynamics, [point.q, point.v, point.a, F],
+                             arm * point.a + ctx.rotor_correction(point.a) - ctx.actuated_torque(point.tau))
 
 
 class FrictionCone(Constraint):
