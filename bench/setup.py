@@ -1,6 +1,6 @@
 """Set-up CPU seconds of every shipped problem at the given knot factors; print a markdown table.
 
-    python bench/setup.py [--factors 1 8] [--problems problems/a.yaml ...]
+    python bench/setup.py [--factors 1 8] [--problems problems/a.yaml ...] [--codegen]
 
 Set-up: the transcription, IPOPT's functions with their derivatives (gaitopt.assembly) and
 IPOPT's own set-up (`nlpsol`): what a solve does before IPOPT's first iteration, the guess
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def measure(problem: str, factor: float) -> dict:
+def measure(problem: str, factor: float, codegen: bool = False) -> dict:
     """{"variables", "transcribe_s", "setup_s"} of one case (CPU seconds, this process)."""
     import time
 
@@ -36,6 +36,10 @@ def measure(problem: str, factor: float) -> dict:
     from gaitopt.transcription import transcribe
 
     p = go.load_problem(problem).scaled_knots(factor)
+    if codegen:  # compiled derivatives, the cache filled before, in another process (`precompile`)
+        import dataclasses
+
+        p = p.replace(solver=dataclasses.replace(p.solver, codegen=True))
     robot = robot_of(p)
     t0 = time.process_time()
     tr = transcribe(p, robot)
@@ -53,15 +57,33 @@ def measure(problem: str, factor: float) -> dict:
             "first_evaluation_s": t4 - t3}
 
 
+def precompile(problem: str) -> None:
+    """Fill the code generation cache for `problem` (solver.codegen: true)."""
+    import dataclasses
+
+    import gaitopt as go
+    from gaitopt.gait import robot_of
+    from gaitopt.transcription import transcribe
+
+    p = go.load_problem(problem)
+    p = p.replace(solver=dataclasses.replace(p.solver, codegen=True))
+    transcribe(p, robot_of(p)).assembly.functions()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--factors", type=float, nargs="+", default=[1, 8])
     ap.add_argument("--problems", nargs="*", default=None)
-    ap.add_argument("--one", nargs=2, help=argparse.SUPPRESS)  # PROBLEM FACTOR, in a child process
+    ap.add_argument("--codegen", action="store_true",
+                    help="with solver.codegen: true, its cache filled before the timing")
+    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)  # PROBLEM FACTOR CODEGEN, in a child process
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     if args.one:
-        print(json.dumps(measure(args.one[0], float(args.one[1]))))
+        if args.one[2] == "precompile":
+            precompile(args.one[0])
+        else:
+            print(json.dumps(measure(args.one[0], float(args.one[1]), bool(int(args.one[2])))))
         return
     from gaitopt.problem import shipped_problems
     files = [Path(p) for p in args.problems] if args.problems else shipped_problems()
@@ -70,9 +92,12 @@ def main() -> None:
           f"| first Jacobian + Hessian evaluation s ({fs}) |")
     print("|---|---|---|---|---|")
     for f in files:
+        if args.codegen:
+            subprocess.run([sys.executable, __file__, "--one", str(f), "1", "precompile"], check=True, cwd=ROOT)
         cells = []
         for factor in args.factors:
-            out = subprocess.run([sys.executable, __file__, "--one", str(f), str(factor)], capture_output=True,
+            out = subprocess.run([sys.executable, __file__, "--one", str(f), str(factor), str(int(args.codegen))],
+                                 capture_output=True,
                                  text=True, check=True, cwd=ROOT)
             cells.append(json.loads(out.stdout.strip().splitlines()[-1]))
         print(f"| {f.stem} | " + " | ".join(" / ".join(fmt.format(c[key]) for c in cells) for key, fmt in
