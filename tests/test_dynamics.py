@@ -200,6 +200,20 @@ def test_inverse_dynamics_with_contact_forces(case):
         close(num(f_id(q, v, a, f)), ref, f"inverse_dynamics state {k}")
 
 
+def test_rigid_inverse_dynamics(case):
+    """The links' dynamics alone: Pinocchio's rnea on the model without armature, and
+    inverse_dynamics minus armature ⊙ a (what the transcription's rows add back)."""
+    m, d, dyn = case.pmodel, case.pdata, case.dyn
+    bare = pin.Model(m)
+    bare.armature[:] = 0.0
+    bd = bare.createData()
+    arm = np.asarray(m.armature, float)
+    for k, (q, v, a, f) in enumerate(case.states):
+        got = num(dyn.rigid_inverse_dynamics(q, v, a, f))
+        close(got, pin.rnea(bare, bd, q, v, a, pin_fext(bare, bd, case.robot, q, f)), f"rigid state {k}")
+        close(got + arm * a, num(dyn.inverse_dynamics(q, v, a, f)), f"rigid + armature state {k}")
+
+
 def test_rnea(case):
     m, d = case.pmodel, case.pdata
     for k, (q, v, a, _) in enumerate(case.states):
