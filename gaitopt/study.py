@@ -256,20 +256,24 @@ def run_case(case: Case, outdir: str, warm_dir: str | None = None) -> dict:
 
 # ------------------------------------------------------------------------------ table
 
-def read_results(path: str | Path) -> list:
-    """Rows of a results.csv as dicts (numbers parsed, success as bool); incomplete rows (a
-    study killed while writing) are left out."""
-    path = Path(path)
+def _complete_rows(path: Path) -> tuple:
+    """(header, rows as lists of the file's own strings) of a results.csv, without incomplete
+    rows (a study killed while writing); ([], []) when there is none."""
     if not path.is_file():
-        return []
+        return [], []
     with open(path, newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
     if not rows:
-        return []
-    header, out = rows[0], []
-    for r in rows[1:]:
-        if len(r) != len(header) or not r[0]:
-            continue
+        return [], []
+    return rows[0], [r for r in rows[1:] if len(r) == len(rows[0]) and r[0]]
+
+
+def read_results(path: str | Path) -> list:
+    """Rows of a results.csv as dicts (numbers parsed, success as bool); incomplete rows (a
+    study killed while writing) are left out."""
+    header, raw = _complete_rows(Path(path))
+    out = []
+    for r in raw:
         row = {}
         for k, v in zip(header, r):
             if k == "success":
@@ -288,23 +292,23 @@ class _Table:
 
     def __init__(self, path: Path, columns: list):
         self.path, self.columns = path, columns
-        done = read_results(path)
-        if done and list(done[0]) != columns:
+        header, raw = _complete_rows(path)
+        if raw and header != columns:
             raise InputError(f"{path} was written by a different study (other columns); use another OUTDIR",
                              field="-o")
         # a case whose solve raised (status "error": a crash, a compiler missing) runs again
-        done = [r for r in done if r.get("status") != "error"]
-        # rewrite the complete rows only: a row cut short by a kill would swallow the next one
+        raw = [r for r in raw if r[columns.index("status")] != "error"]
+        # rewrite the complete rows only (a row cut short by a kill would swallow the next one),
+        # as the file had them (parsed and written again, 45 would come back as 45.0)
         tmp = path.with_suffix(".csv.tmp")
         with open(tmp, "w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, columns)
-            w.writeheader()
-            for row in done:
-                w.writerow(row)
+            w = csv.writer(fh)
+            w.writerow(columns)
+            w.writerows(raw)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-        self.done = {r["case"]: r for r in done}
+        self.done = {r["case"]: r for r in read_results(path)}
 
     def append(self, row: dict) -> None:
         with open(self.path, "a", newline="", encoding="utf-8") as fh:

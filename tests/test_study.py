@@ -244,8 +244,12 @@ def test_cases_that_raised_run_again_on_resume(tmp_path, monkeypatch):
     first = run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
     assert [r["status"] for r in first][1] == "error" and first[0]["success"]
     monkeypatch.setattr(study_mod, "solve", real)
+    table = tmp_path / "o" / "results.csv"
+    kept = table.read_text(encoding="utf-8").splitlines()[1]
     again = run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
-    assert all(r["success"] for r in again) and len(read_results(tmp_path / "o" / "results.csv")) == 2
+    assert all(r["success"] for r in again) and len(read_results(table)) == 2
+    # the row that solved is kept as written (not parsed and written again: 0.3 stays 0.3, 45 stays 45)
+    assert table.read_text(encoding="utf-8").splitlines()[1] == kept
 
 
 @pytest.mark.fast
