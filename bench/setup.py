@@ -57,19 +57,6 @@ def measure(problem: str, factor: float, codegen: bool = False) -> dict:
             "first_evaluation_s": t4 - t3}
 
 
-def precompile(problem: str) -> None:
-    """Fill the code generation cache for `problem` (solver.codegen: true)."""
-    import dataclasses
-
-    import gaitopt as go
-    from gaitopt.gait import robot_of
-    from gaitopt.transcription import transcribe
-
-    p = go.load_problem(problem)
-    p = p.replace(solver=dataclasses.replace(p.solver, codegen=True))
-    transcribe(p, robot_of(p)).assembly.functions()
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--factors", type=float, nargs="+", default=[1, 8])
@@ -81,7 +68,10 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     if args.one:
         if args.one[2] == "precompile":
-            precompile(args.one[0])
+            import gaitopt as go
+            from timing import precompile
+
+            precompile(go.load_problem(args.one[0]))
         else:
             print(json.dumps(measure(args.one[0], float(args.one[1]), bool(int(args.one[2])))))
         return

@@ -60,16 +60,8 @@ sys.path.insert(0, str(ROOT))
 
 import gaitopt as go  # noqa: E402
 from gaitopt.problem import shipped_problems  # noqa: E402
-from gaitopt.gait import robot_of  # noqa: E402
-from gaitopt.transcription import transcribe  # noqa: E402
-
-
-def precompile(problem) -> float:
-    """Compile the shared blocks' derivatives of `problem` (with `solver.codegen: true`) into
-    the cache, or find them there; returns the seconds spent compiling."""
-    tr = transcribe(problem, robot_of(problem))
-    tr.assembly.functions()
-    return tr.assembly.compiler.compile_s
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import precompile  # noqa: E402
 
 
 def linear_algebra(journal: str) -> dict:

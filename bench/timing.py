@@ -1,4 +1,5 @@
-"""Cold solves of one problem, timed for the peer comparisons (bench/crocoddyl.py, bench/rabbit.py).
+"""Cold solves of one problem, timed for the peer comparisons (bench/crocoddyl.py, bench/rabbit.py),
+and the code generation cache filled before a timing (`precompile`: bench/setup.py, solve.py).
 
 On a machine shared with other jobs the wall times of a run are inflated by waiting for a core;
 the fastest of several runs and the process's CPU time are inflated less, so both are kept.
@@ -36,3 +37,15 @@ def timed_solves(problem, runs: int) -> dict:
             "median": {"setup_s": statistics.median(setup), "solve_s": statistics.median(solve)},
             "cpu_s": min(cpu), "cpu_solve_s": min(cpu) - min(cpu_setup),
             "cost": float(result.cost), "success": bool(result.success)}
+
+
+def precompile(problem) -> float:
+    """Compile the shared blocks' derivatives of `problem` (a gaitopt Problem) with `solver.codegen:
+    true` into the cache, or find them there; returns the seconds spent compiling."""
+    from gaitopt.gait import robot_of
+    from gaitopt.transcription import transcribe
+
+    problem = problem.replace(solver=dataclasses.replace(problem.solver, codegen=True))
+    tr = transcribe(problem, robot_of(problem))
+    tr.assembly.functions()
+    return tr.assembly.compiler.compile_s
