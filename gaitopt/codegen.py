@@ -61,6 +61,18 @@ def find_compiler() -> str | None:
     return shutil.which("gcc") or shutil.which("cc")
 
 
+def require_compiler(file=None) -> str:
+    """The C compiler (`find_compiler`), or InputError (field solver.codegen; file: the problem
+    or study file to name) when there is none."""
+    cc = find_compiler()
+    if cc is None:
+        given = os.environ.get("CC")
+        raise InputError("code generation needs a C compiler ("
+                         + (f"$CC={given} is not one on PATH" if given else "$CC or gcc on PATH; none found") + ")",
+                         file=file, field="solver.codegen", allowed=["true", "false"])
+    return cc
+
+
 def library_key(fn: ca.Function) -> str:
     """Content hash naming the library of fn's derivatives: the Function, the CasADi version,
     the flags and the platform (a cache in a home directory shared by machines of two
@@ -110,12 +122,7 @@ class DerivativeCompiler:
         return loaded
 
     def _compile(self, lib: Path, block: str, fns: list) -> None:
-        cc = find_compiler()
-        if cc is None:
-            given = os.environ.get("CC")
-            raise InputError("code generation needs a C compiler ("
-                             + (f"$CC={given} is not one on PATH" if given else "$CC or gcc on PATH; none found") + ")",
-                             field="solver.codegen", allowed=["true", "false"])
+        cc = require_compiler()
         t0 = time.perf_counter()
         try:
             self.cache.mkdir(parents=True, exist_ok=True)

@@ -68,7 +68,7 @@ class Result:
         blocks = self.stats.get("compiled_blocks")
         if blocks:  # solver.codegen
             compile_s = self.stats.get("compile_time_s", 0.0)
-            lines.insert(4, "compiled derivatives: " + ", ".join(sorted(set(blocks)))
+            lines.insert(4, "compiled derivatives: " + ", ".join(blocks)
                          + (f" ({compile_s:.1f} s compiling, in the setup)" if compile_s else " (from the cache)"))
         return "\n".join(lines)
 

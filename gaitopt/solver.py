@@ -215,7 +215,7 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
         compiler = nlp.compiler
         nlp, derivatives = nlp.functions(x_scale)
         opts.update(derivatives)
-        compiled = list(compiler.compiled) if compiler is not None else []
+        compiled = sorted(set(compiler.compiled)) if compiler is not None else []
         compile_s = compiler.compile_s if compiler is not None else 0.0
         x0, lbx, ubx = x0 / D, lbx / D, ubx / D
     elif x_scale is not None:
@@ -262,7 +262,7 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
         "final_iterate_violation": final_violation,
         # every option IPOPT was given: gaitopt's defaults, the problem's and the warm-start ones
         "ipopt_options": {k: v for k, v in ipopt.items() if k not in ("sb",)},
-        # blocks whose derivatives ran as compiled code (`solver.codegen`, gaitopt.codegen)
+        # blocks whose derivatives ran as compiled code, sorted (`solver.codegen`, gaitopt.codegen)
         "compiled_blocks": compiled,
         "compile_time_s": compile_s,  # of them, in this set-up (0 when all came from the cache)
     }

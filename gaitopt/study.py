@@ -46,7 +46,7 @@ from . import quantities as Q
 from .actuation import motor_voltage
 from .codesign import with_design
 from .energy import absolute_work, cycle_energies, phase_spans, specific_resistance
-from .codegen import find_compiler
+from .codegen import require_compiler
 from .errors import InputError
 from .export import read_trajectory_csv, save
 from .export.atomic import atomic_write_text
@@ -271,7 +271,11 @@ def _complete_rows(path: Path) -> tuple:
 def read_results(path: str | Path) -> list:
     """Rows of a results.csv as dicts (numbers parsed, success as bool); incomplete rows (a
     study killed while writing) are left out."""
-    header, raw = _complete_rows(Path(path))
+    return _parsed(*_complete_rows(Path(path)))
+
+
+def _parsed(header: list, raw: list) -> list:
+    """The rows `raw` (lists of strings under `header`) as `read_results` gives them."""
     out = []
     for r in raw:
         row = {}
@@ -308,7 +312,7 @@ class _Table:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-        self.done = {r["case"]: r for r in read_results(path)}
+        self.done = {r["case"]: r for r in _parsed(columns, raw)}
 
     def append(self, row: dict) -> None:
         with open(self.path, "a", newline="", encoding="utf-8") as fh:
@@ -371,11 +375,10 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
         raise InputError(f"executor must be 'process', None or a concurrent.futures.Executor, got {executor!r}",
                          field="executor")
     cases, robot = build_cases(study)
-    if any(c.problem.solver.codegen for c in cases) and find_compiler() is None:
+    if any(c.problem.solver.codegen for c in cases):
         # every case whose library the cache lacks would fail alike: say it once, before
         # anything runs (a lone solve looks for the compiler only when it must compile)
-        raise InputError("code generation needs a C compiler ($CC or gcc on PATH; none found)",
-                         file=study.source, field="solver.codegen", allowed=["true", "false"])
+        require_compiler(file=study.source)
     outdir = Path(outdir)
     (outdir / "cases").mkdir(parents=True, exist_ok=True)
     # what was run, for the record (the table's columns guard against mixing studies)

@@ -59,7 +59,7 @@ def result_dict(result) -> dict:
         "ipopt_options": s.get("ipopt_options", {}),
         # added 2026-11-24 (solver.codegen): the blocks whose derivatives ran compiled, and the
         # seconds this solve's set-up spent compiling them (0 when all came from the cache)
-        "compiled_blocks": sorted(set(s.get("compiled_blocks", []))),
+        "compiled_blocks": list(s.get("compiled_blocks", [])),
         "compile_time_s": s.get("compile_time_s", 0.0),
     }
 
