@@ -11,8 +11,8 @@ Constraint rows come in two kinds (gaitopt.nlp.NlpBuilder):
   robot function called by many classes, gaitopt.tracing) is differentiated once.
 
 The NLP's Jacobian and Lagrangian Hessian are then the nonzeros of these pieces scattered into
-their global sparsity by one constant sparse matrix each (`_scatter`), which also applies the
-variable scaling. Building them this way costs one small differentiation per class instead of
+their global sparsity, with the variable scaling (gaitopt.nlp_functions, numerically at each
+evaluation). Building them this way costs one small differentiation per class instead of
 CasADi differentiating the whole expression graph, the step that made set-up grow with the
 knots (docs/speed.md); the values are the same as the whole graph's derivatives.
 """
@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import casadi as ca
 import numpy as np
+
+from .nlp_functions import nlp_functions
 
 
 @dataclass
@@ -182,60 +184,6 @@ def _gather(x, index: np.ndarray):
     return ca.reshape(x[flat.tolist()], index.shape[0], index.shape[1])
 
 
-def _nonzeros(m):
-    """The nonzeros of an MX matrix as a column (CCS order)."""
-    return ca.vec(m.nz[:]) if m.nnz() else ca.MX(0, 1)  # (a row vector's nz[:] is a row)
-
-
-def _jacobian_triplets(sp: ca.Sparsity, rows: np.ndarray, index: np.ndarray) -> tuple:
-    """Global (row, column) of every nonzero of a mapped Jacobian (point-major, CCS within)."""
-    r, c = (np.asarray(a, int) for a in sp.get_triplet())
-    return rows[r, :].T.ravel(), index[c, :].T.ravel(), np.ones(r.size * rows.shape[1])
-
-
-def _hessian_triplets(sp: ca.Sparsity, index: np.ndarray) -> tuple:
-    """Global upper-triangle (row, column, weight) of every nonzero of a mapped triu Hessian.
-
-    A local entry (a ≤ b) lands at (min, max) of its variables; an off-diagonal entry whose two
-    variables are one x entry counts twice (both halves of the symmetric matrix)."""
-    a, b = (np.asarray(v, int) for v in sp.get_triplet())
-    I, J = index[a, :].T.ravel(), index[b, :].T.ravel()
-    weight = np.where((I == J) & np.tile(a != b, index.shape[1]), 2.0, 1.0)
-    return np.minimum(I, J), np.maximum(I, J), weight
-
-
-def _scatter(nrow: int, ncol: int, rows, cols, weights, scale, values):
-    """The sparse (nrow, ncol) MX matrix whose nonzeros are the pieces' nonzeros `values`
-    (stacked MX column) placed at (rows, cols), each times its weight × scale, entries that land
-    on one position summed."""
-    rows, cols = np.concatenate(rows).astype(np.int64), np.concatenate(cols).astype(np.int64)
-    weights = np.concatenate(weights) * scale(rows, cols)
-    # positions in CCS order, each entry's position (target) and the first entry at each (first),
-    # by a sort: numpy's hash-based unique took a second at 30 000 variables
-    # (introsort: 4× faster than a stable sort at 4·10⁵ entries, and as deterministic; which of
-    # the entries at one position comes first changes at most the rounding of their sum)
-    key = cols * nrow + rows
-    order = np.argsort(key)
-    sorted_key = key[order]
-    new = np.ones(key.size, bool)
-    new[1:] = sorted_key[1:] != sorted_key[:-1]
-    keys, first = sorted_key[new], order[new]
-    target = np.empty(key.size, np.int64)
-    target[order] = np.cumsum(new) - 1
-    colind = np.searchsorted(keys // nrow, np.arange(ncol + 1)).tolist()
-    sp = ca.Sparsity(nrow, ncol, colind, (keys % nrow).tolist())
-    # (a DM from a list: three times faster than from a numpy array at 10⁵ entries)
-    nz = values[first.tolist()] * ca.DM(weights[first].tolist()) if keys.size else ca.MX(0, 1)
-    taken = np.ones(rows.size, bool)
-    taken[first] = False
-    extra = np.flatnonzero(taken)  # a second piece's entry at a taken position
-    if extra.size:
-        A = ca.DM(ca.Sparsity.triplet(keys.size, extra.size, target[extra].tolist(), list(range(extra.size))),
-                  weights[extra])
-        nz = nz + ca.mtimes(A, values[extra.tolist()])
-    return ca.sparsity_cast(nz, sp)
-
-
 def _merged(maps: list) -> list:
     """The blocks with one Function (a shared call made by several classes) merged into one
     block over all their points: one map, one gather and one piece of each scatter instead of
@@ -345,83 +293,21 @@ class Assembly:
 
     def functions(self, scale=None) -> tuple:
         """(nlp, options) for `casadi.nlpsol` in the scaled variables xs = x / scale: nlp
-        {"x", "f", "g"} MX and the options jac_g, hess_lag, grad_f (assembled derivatives)."""
-        n, ng = self.n, self.ng
-        D = np.ones(n) if scale is None else np.asarray(scale, float)
-        xs, p = ca.MX.sym("x", n), ca.MX.sym("p", 0)
-        lam_f, lam_g = ca.MX.sym("lam_f"), ca.MX.sym("lam_g", ng)
-        x = ca.DM(D) * xs
-        grad, jac, hess = _Triplets(), _Triplets(), _Triplets()
-        f = self._cost(x, lam_f, grad, hess)
-        g = self._rows(x, lam_g, jac, hess)
-        J = jac.matrix(ng, n, lambda r, c: D[c])
-        H = hess.matrix(n, n, lambda r, c: D[r] * D[c])
-        opts = {
-            "jac_g": ca.Function("nlp_jac_g", [xs, p], [g, J], ["x", "p"], ["g", "jac_g_x"]),
-            "hess_lag": ca.Function("nlp_hess_l", [xs, p, lam_f, lam_g], [H],
-                                    ["x", "p", "lam_f", "lam_g"], ["triu_hess_gamma_x_x"]),
-            "grad_f": ca.Function("nlp_grad_f", [xs, p], [f, ca.densify(grad.matrix(n, 1, lambda r, c: D[r]))],
-                                  ["x", "p"], ["f", "grad_f_x"]),
-            "no_nlp_grad": True,
-        }
-        return {"x": xs, "f": f, "g": g}, opts
+        {"x", "f", "g"} and the options jac_g, hess_lag, grad_f, evaluated numerically from the
+        blocks (gaitopt.nlp_functions)."""
+        return nlp_functions(self.n, self.ng, self.row_blocks(), self.cost_blocks(), scale)
 
-    def _cost(self, x, lam_f, grad, hess):
-        """The cost f at x (MX), its gradient's and λ_f × its Hessian's pieces added to the
-        _Triplets grad and hess: the inline part differentiated in the columns it touches, the
-        mapped terms once per Function."""
-        zc, c_index = self._touched(self.cost)
-        cost = ca.Function("cost", [zc], [self.cost, ca.gradient(self.cost, zc), ca.triu(ca.hessian(self.cost, zc)[0])])
-        f, grad_c, H_c = cost(x[c_index.tolist()] if c_index.size else ca.MX(0, 1))
-        grad.add(grad_c, c_index, np.zeros(c_index.size, int))
-        hess.add(lam_f * _nonzeros(H_c), *_hessian_triplets(cost.sparsity_out(2), c_index[:, None]))
-        for mr in self.cost_maps:  # value, gradient and Hessian per point
-            N = mr.index.shape[1]
-            Z, K = _gather(x, mr.index), ca.DM(mr.params)
-            f = f + ca.sum2(mr.fn.map(N, "serial")(Z, K))
-            J, H = mr.derivatives()
-            _, C, _ = _jacobian_triplets(J.sparsity_out(0), np.zeros((1, N), int), mr.index)
-            grad.add(_nonzeros(J.map(N, "serial")(Z, K)), C, np.zeros(C.size, int))
-            hess.add(_nonzeros(H.map(N, "serial")(Z, K, ca.repmat(lam_f, 1, N))), *_hessian_triplets(H.sparsity_out(0), mr.index))
-        return f
-
-    def _rows(self, x, lam_g, jac, hess):
-        """g at x (MX, g's row order), its Jacobian's and λ_gᵀ g's Hessian's pieces added to the
-        _Triplets jac and hess, one block per Function (`_merged`: each differentiated once)."""
+    def row_blocks(self) -> list:
+        """[(MappedRows, J, H)]: the inline rows as a block at one point, then the rows of each
+        Function at all its points (`_merged`: each differentiated once), with their Jacobian and
+        Hessian Functions (compiled for shared blocks when a compiler is set)."""
         inline = self._inline_block()
-        g_parts, g_order = [], []
-        for mr in ([] if inline is None else [inline]) + _merged(self.maps):
-            N = mr.index.shape[1]
-            Z, K = _gather(x, mr.index), ca.DM(mr.params)
-            g_parts.append(ca.vec(mr.fn.map(N, "serial")(Z, K)))
-            g_order.append(mr.rows.T.ravel())
-            J, H = mr.derivatives(self.compiler)
-            R, C, _ = _jacobian_triplets(J.sparsity_out(0), mr.rows, mr.index)
-            keep = np.flatnonzero(C >= 0)  # not the columns of constant inputs
-            jac.add(_nonzeros(J.map(N, "serial")(Z, K))[keep.tolist()], R[keep], C[keep])
-            L = ca.reshape(lam_g[mr.rows.T.ravel().tolist()], mr.rows.shape[0], N)
-            R, C, W = _hessian_triplets(H.sparsity_out(0), mr.index)
-            keep = np.flatnonzero(R >= 0)  # R = the smaller of the two variables' offsets
-            hess.add(_nonzeros(H.map(N, "serial")(Z, K, L))[keep.tolist()], R[keep], C[keep], W[keep])
-        return self._ordered(g_parts, g_order)
+        return [(mr, *mr.derivatives(self.compiler)) for mr in ([] if inline is None else [inline]) + _merged(self.maps)]
 
-
-class _Triplets:
-    """The nonzeros of a sparse matrix being assembled: MX columns of values, each with the
-    global (row, column, weight) of its entries (`_scatter`)."""
-
-    def __init__(self):
-        self.values, self.rows, self.cols, self.weights = [], [], [], []
-
-    def add(self, values, rows, cols, weights=None) -> None:
-        self.values.append(values)
-        self.rows.append(np.asarray(rows, int))
-        self.cols.append(np.asarray(cols, int))
-        self.weights.append(np.ones(len(self.rows[-1])) if weights is None else np.asarray(weights, float))
-
-    def matrix(self, nrow: int, ncol: int, scale):
-        """The (nrow, ncol) sparse MX matrix, entries at one position summed, each times its
-        weight × scale(row, column)."""
-        if not self.values:
-            self.add(ca.MX(0, 1), np.zeros(0, int), np.zeros(0, int))
-        return _scatter(nrow, ncol, self.rows, self.cols, self.weights, scale, ca.vertcat(*self.values))
+    def cost_blocks(self) -> list:
+        """[(MappedRows, J, H)] of the cost: its inline part as a block at one point (in the x
+        entries it touches), then the mapped terms; their values at all points add up to f."""
+        zc, c_index = self._touched(self.cost)
+        inline = MappedRows(ca.Function("inline_cost", [zc, ca.SX.sym("k", 0)], [self.cost]), c_index[:, None],
+                            np.zeros((0, 1)), np.zeros((1, 1), int))
+        return [(mr, *mr.derivatives()) for mr in [inline] + self.cost_maps]
