@@ -217,7 +217,7 @@ class Assembly:
         self.cost_maps = list(cost_maps)
         self.compiler = None
         self._g_sx = None
-        self._functions = None
+        self._functions = []  # (nlp, options) pairs made: their Callbacks must stay alive
 
     def cost_sx(self):
         """The whole cost as one SX expression of x_sx (every mapped term inlined): for tests
@@ -295,10 +295,10 @@ class Assembly:
     def functions(self, scale=None) -> tuple:
         """(nlp, options) for `casadi.nlpsol` in the scaled variables xs = x / scale: nlp
         {"x", "f", "g"} and the options jac_g, hess_lag, grad_f, evaluated numerically from the
-        blocks (gaitopt.nlp_functions). The last ones made are kept here: CasADi holds no
-        reference to a Callback's Python object, so a solver must not outlive them."""
-        self._functions = nlp_functions(self.n, self.ng, self.row_blocks(), self.cost_blocks(), scale)
-        return self._functions
+        blocks (gaitopt.nlp_functions). Every set made is kept here: CasADi holds no
+        reference to a Callback's Python object, and a solver must not outlive its Callbacks."""
+        self._functions.append(nlp_functions(self.n, self.ng, self.row_blocks(), self.cost_blocks(), scale))
+        return self._functions[-1]
 
     def row_blocks(self) -> list:
         """[(MappedRows, J, H)]: the inline rows as a block at one point, then the rows of each

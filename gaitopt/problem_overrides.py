@@ -31,11 +31,17 @@ def _set_path(data: dict, dotted: str, value: Any, source: str) -> None:
         raise InputError("empty key in the key path", file=source, field=f"--set {dotted}",
                          allowed="KEY.PATH=VALUE, e.g. speed=0.3, gait.phases.0.knots=8")
     node = data
-    for k in keys[:-1]:
+    for i, k in enumerate(keys[:-1]):
         if isinstance(node, list):
             node = node[_list_index(node, k, source, dotted)]
         elif isinstance(node, dict):
             if node.get(k) is None:  # absent, or an empty mapping written `key:`
+                if keys[i + 1].isdigit():  # an element of a list the file does not have
+                    where = ".".join(keys[:i + 1])
+                    raise InputError(f"the file has no list {where} to take element {keys[i + 1]} of", file=source,
+                                     field=f"--set {dotted}",
+                                     allowed=f"keys of {'.'.join(keys[:i]) or 'the file'}: "
+                                             + (", ".join(map(str, node)) or "none"))
                 node[k] = {}
             node = node[k]
         if not isinstance(node, (dict, list)):

@@ -15,6 +15,7 @@ import casadi as ca
 import numpy as np
 
 from .assembly import Assembly
+from .interrupts import Interrupt, noted_sigint
 
 SUCCESS_STATUSES = ("Solve_Succeeded", "Solved_To_Acceptable_Level")
 
@@ -78,6 +79,7 @@ class IterateKeeper(ca.Callback):
         self.bounds = tuple(np.asarray(b, float) for b in (lbx, ubx, lbg, ubg))
         self.iteration = -1
         self.best = None  # (rank key, iteration, x, f, lam_g, violation)
+        self.interrupt = Interrupt()  # Ctrl-C during the solve (gaitopt.interrupts): stop IPOPT
         self._at = {name: i for i, name in enumerate(ca.nlpsol_out())}  # argument positions
         self.construct("iterate_keeper", {})
 
@@ -117,7 +119,8 @@ class IterateKeeper(ca.Callback):
         """IPOPT's iterate on CasADi's raw buffers (read in place, copied only when kept): DM
         arguments cost 0.27 ms a call on the heel–toe walk, 8 ms of its solve. An input CasADi
         passes no buffer for reads as zeros, as its DM arguments do."""
-        np.frombuffer(res[0], dtype=float)[:] = 0.0
+        # a non-zero output asks IPOPT to stop (User_Requested_Stop)
+        np.frombuffer(res[0], dtype=float)[:] = 1.0 if self.interrupt.hit else 0.0
         self.iteration += 1
         x, g, f = (_buffer(arg[self._at[k]], n) for k, n in (("x", self.nx), ("g", self.ng), ("f", 1)))
         f = float(f[0])
@@ -230,7 +233,9 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     setup = time.perf_counter() - t0
     x0 = np.clip(x0, lbx, ubx)
     t1, c1 = time.perf_counter(), time.process_time()
-    sol = solver(x0=x0, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg)
+    # Ctrl-C: IPOPT stops at its next iteration, then KeyboardInterrupt (gaitopt.interrupts)
+    with noted_sigint(raise_now=False) as keeper.interrupt:
+        sol = solver(x0=x0, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg)
     wall, cpu = time.perf_counter() - t1, time.process_time() - c1
     st = solver.stats()
     status = st.get("return_status", "unknown")

@@ -52,6 +52,7 @@ from .export import read_trajectory_csv, save
 from .export.atomic import atomic_write_text
 from .export.trajectory_csv import advance_from_header
 from .gait import solve
+from .interrupts import noted_sigint
 from .motors import load_motors
 from .problem import load_problem
 from .robot import robot_of
@@ -410,6 +411,22 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
         near = _nearest(case.index, solved) if study.warm_start else None
         return str(outdir / "cases" / near) if near else None
 
+    # Ctrl-C stops the sweep: where it lands, or at the latest after the running case (a
+    # KeyboardInterrupt that CasADi's conversions swallowed or turned into an error row)
+    with noted_sigint(raise_now=True) as interrupt:
+        _run_waves(todo, executor, own, finish, warm_dir, outdir, interrupt)
+    by_key = table.done
+    return [by_key[c.key] for c in cases if c.key in by_key]
+
+
+def _run_waves(todo, executor, own, finish, warm_dir, outdir, interrupt) -> None:
+    """The cases in waves of equal index sum (a case's warm start is solved in an earlier
+    wave), in this process or on the executor; each finished case goes to `finish`."""
+    def done(case, row):
+        finish(case, row)
+        if interrupt.hit:
+            raise KeyboardInterrupt
+
     try:
         waves = sorted({sum(c.index) for c in todo})
         for w in waves:
@@ -417,13 +434,11 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
             if executor is None:
                 # in-process, a case may also start from one solved earlier in its own wave
                 for case in wave:
-                    finish(case, run_case(case, str(outdir), warm_dir(case)))
+                    done(case, run_case(case, str(outdir), warm_dir(case)))
             else:
                 futures = {executor.submit(run_case, case, str(outdir), warm_dir(case)): case for case in wave}
                 for fut in as_completed(futures):
-                    finish(futures[fut], fut.result())
+                    done(futures[fut], fut.result())
     finally:
         if own is not None:
             own.shutdown(cancel_futures=True)
-    by_key = table.done
-    return [by_key[c.key] for c in cases if c.key in by_key]

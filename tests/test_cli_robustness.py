@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
@@ -149,6 +150,27 @@ def test_keyboard_interrupt_exit_130_quietly():
     proc = run(code=BOOM.format(exc="KeyboardInterrupt()", cmd="list", argv=["list"]))
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr == ""
+
+
+def test_ctrl_c_during_the_solve_stops_ipopt(tmp_path):
+    """SIGINT while IPOPT iterates: IPOPT stops at its next iteration, exit 130, nothing on
+    stderr, no output written (a slow solve: ANYmal with specific resistance, ~250 iterations)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = tmp_path / "out"
+    p = subprocess.Popen([sys.executable, "-m", "gaitopt.cli", "solve", "problems/anymal_c_trot.yaml", "-o", str(out),
+                          "--set", "cost=specific_resistance"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    seen = []
+    for line in p.stdout:  # IPOPT's iteration lines: the interrupt lands inside the solve
+        seen.append(line)
+        if re.match(r"\s*3\s", line):
+            break
+    p.send_signal(signal.SIGINT)
+    rest, err = p.communicate(timeout=120)
+    assert p.returncode == 130, (p.returncode, rest[-1500:], err[-1500:])
+    assert "requested by user" in rest  # IPOPT's own stop, not a finished solve
+    assert err == "" and not out.exists()
 
 
 def test_closed_stdout_is_quiet():

@@ -186,3 +186,17 @@ def test_one_library_for_every_gear_ratio(static):
         tr = transcribe(quiet(static, False), r)
         keys.append({library_key(mr.fn) for mr in tr.assembly.maps if mr.shared and "inverse_dynamics" in mr.fn.name()})
     assert len(keys[0]) == 1 and keys[0] == keys[1]
+
+
+def test_nothing_large_enough_is_said(tmp_path, monkeypatch):
+    """RABBIT's shared blocks are all under the threshold: codegen compiles nothing, needs no
+    compiler, and the summary says so instead of staying silent."""
+    monkeypatch.setenv("GAITOPT_CACHE", str(tmp_path))
+    monkeypatch.setenv("CC", "no-such-compiler")
+    p = quiet(go.load_problem(ROOT / "problems" / "rabbit_walk.yaml"), True)
+    r = go.solve(p, robot=robot_of(p))
+    assert r.success and r.stats["compiled_blocks"] == []
+    assert "compiled derivatives: none" in r.summary()
+    assert not list(tmp_path.glob("*.so"))
+    off = go.solve(quiet(p, False), robot=robot_of(p))
+    assert "compiled derivatives" not in off.summary()

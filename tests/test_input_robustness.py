@@ -124,6 +124,8 @@ def test_missing_file_and_directory(tmp_path):
     ("gait.phases.x.knots=8", ["--set gait.phases.x.knots", "not a list index"]),
     ("gait.phases.-1.knots=8", ["--set gait.phases.-1.knots", "no list element"]),
     ("speed.min.x=1", ["--set speed.min.x", "below a value"]),
+    # a list the file does not have (a pattern gait has no phases): named, with what is there
+    ("constraints.extra.0.x=1", ["--set constraints.extra.0.x", "no list constraints.extra", "keys of constraints"]),
     ("speed", ["--set", "KEY=VALUE"]),
     ("=3", ["--set", "key path"]),
     ("gait..cycle=half", ["--set gait..cycle", "empty key"]),

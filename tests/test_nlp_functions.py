@@ -70,17 +70,18 @@ def test_each_point_evaluated_afresh(static):
 
 
 def test_callbacks_live_as_long_as_the_transcription(static):
-    """A solver made in a function that drops nlp and options still evaluates (CasADi keeps
-    no reference to a Callback's Python object; the assembly does)."""
+    """Solvers made in a function that drops nlp and options still evaluate, the first as well
+    as the second (CasADi keeps no reference to a Callback's Python object; the assembly does)."""
     def make():
         nlp, opts = static.assembly.functions()
         return ca.nlpsol("kept", "ipopt", nlp, {"print_time": False, "ipopt": {"print_level": 0}, **opts})
 
-    solver = make()
+    solvers = [make(), make()]  # the first set must survive the second
     gc.collect()
     x = np.random.default_rng(2).uniform(0.2, 0.8, static.n_variables)
-    g = np.asarray(solver.get_function("nlp_jac_g")(x, [])[0]).ravel()
-    assert np.allclose(g, static.assembly.g_value(x), rtol=1e-12, atol=1e-12)
+    for solver in solvers:
+        g = np.asarray(solver.get_function("nlp_jac_g")(x, [])[0]).ravel()
+        assert np.allclose(g, static.assembly.g_value(x), rtol=1e-12, atol=1e-12)
 
 
 def test_without_cost_or_inline_rows():
