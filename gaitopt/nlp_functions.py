@@ -37,11 +37,17 @@ class _Mapped:
 
 
 class _Scatter:
-    """Values (E,) into the nonzeros of a sparse (nrow, ncol) matrix: value e times weights[e],
-    added at position (rows[e], cols[e]); an entry with a negative row or column (a constant
-    input's) is dropped. `sparsity`: the positions, CCS."""
+    """Values (E,) into the nonzeros of a sparse matrix of the given sparsity: value e times
+    weights[e], added at nonzero target[e]; target nnz (one past the end) drops it."""
 
-    def __init__(self, nrow: int, ncol: int, rows: np.ndarray, cols: np.ndarray, weights: np.ndarray):
+    def __init__(self, sparsity: ca.Sparsity, target: np.ndarray, weights: np.ndarray):
+        self.sparsity, self.nnz = sparsity, sparsity.nnz()
+        self.target, self.weights = target, np.where(target < self.nnz, weights, 0.0)
+
+    @classmethod
+    def at(cls, nrow: int, ncol: int, rows: np.ndarray, cols: np.ndarray, weights: np.ndarray) -> "_Scatter":
+        """Into the (nrow, ncol) matrix whose nonzeros are the positions (rows[e], cols[e]); an
+        entry with a negative row or column (a constant input's) is dropped."""
         live = (rows >= 0) & (cols >= 0)
         key = cols[live].astype(np.int64) * nrow + rows[live]
         # the positions (sorted: CCS order) and each entry's, by one sort (numpy's hash-based
@@ -52,22 +58,17 @@ class _Scatter:
         new = np.ones(key.size, bool)
         new[1:] = sorted_key[1:] != sorted_key[:-1]
         keys = sorted_key[new]
-        self.nnz = keys.size
         at = np.empty(key.size, np.int64)
         at[order] = np.cumsum(new) - 1
-        self.target = np.full(rows.size, self.nnz, np.int64)  # the dropped: one slot past the end
-        self.target[live] = at
-        self.weights = np.where(live, weights, 0.0)
+        target = np.full(rows.size, keys.size, np.int64)
+        target[live] = at
         colind = np.searchsorted(keys // nrow, np.arange(ncol + 1)).tolist()
-        self.sparsity = ca.Sparsity(nrow, ncol, colind, (keys % nrow).tolist())
+        return cls(ca.Sparsity(nrow, ncol, colind, (keys % nrow).tolist()), target, weights)
 
     @classmethod
     def dense(cls, n: int, rows: np.ndarray, weights: np.ndarray) -> "_Scatter":
         """Into a dense (n,) column: value e at rows[e] (−1: dropped)."""
-        out = cls(n, 1, np.zeros(0, int), np.zeros(0, int), np.zeros(0))
-        out.nnz, out.sparsity = n, ca.Sparsity.dense(n, 1)
-        out.target, out.weights = np.where(rows >= 0, rows, n), np.where(rows >= 0, weights, 0.0)
-        return out
+        return cls(ca.Sparsity.dense(n, 1), np.where(rows >= 0, rows, n), weights)
 
     def __call__(self, values: np.ndarray, out: np.ndarray) -> None:
         out[:] = np.bincount(self.target, self.weights * values, minlength=self.nnz + 1)[:self.nnz]
@@ -109,12 +110,12 @@ class _Blocks:
                   "hess": [(n, H.nnz_out(0)) for n, (_, _, H) in zip(N, blocks)]}
         self.values, self.jac = (np.zeros(sum(a * b for a, b in shapes[k])) for k in ("values", "jac"))
         self.hess = hess  # a view of the evaluator's array of all Hessian values
-        values, jac, hess = (_segments(getattr(self, k), shapes[k]) for k in ("values", "jac", "hess"))
+        values, jac, hess_of = (_segments(getattr(self, k), shapes[k]) for k in ("values", "jac", "hess"))
         # (the _Mapped objects are kept: their buffers must live as long as their trigger)
         self.run_values = [_Mapped(fn, n, [z, k], [v]) for fn, n, z, k, v in zip(fns, N, self.Z, K, values)]
         self.run_jac = [_Mapped(J, n, [z, k], [v]) for (_, J, _), n, z, k, v in zip(blocks, N, self.Z, K, jac)]
         self.run_hess = [_Mapped(H, n, [z, k, lam], [v])
-                         for (_, _, H), n, z, k, lam, v in zip(blocks, N, self.Z, K, self.L, hess)]
+                         for (_, _, H), n, z, k, lam, v in zip(blocks, N, self.Z, K, self.L, hess_of)]
         self.sizes = N
 
     @staticmethod
@@ -185,11 +186,11 @@ class NlpEvaluator:
         self.rows, self.cost = _Blocks(rows, self._hess_values[:n_rows]), _Blocks(cost, self._hess_values[n_rows:])
         self._lam_index = [np.ascontiguousarray(mr.rows.T) for mr, _, _ in rows]  # each point's rows
         g_rows = np.concatenate([np.zeros(0, int)] + [mr.rows.T.ravel() for mr, _, _ in rows])
-        self._g = _Scatter(ng, 1, g_rows, np.zeros(g_rows.size, int), np.ones(g_rows.size))
+        self._g = _Scatter.at(ng, 1, g_rows, np.zeros(g_rows.size, int), np.ones(g_rows.size))
         r, c = _jacobian_triplets(rows)
-        self._jac = _Scatter(ng, n, r, c, D[c])
+        self._jac = _Scatter.at(ng, n, r, c, D[c])
         r, c, w = (np.concatenate(t) for t in zip(_hessian_triplets(rows), _hessian_triplets(cost)))
-        self._hess = _Scatter(n, n, r, c, w * D[r] * D[c])
+        self._hess = _Scatter.at(n, n, r, c, w * D[r] * D[c])
         c = _gradient_columns(cost)
         self._grad = _Scatter.dense(n, c, D[c])
         self.jac_sparsity, self.hess_sparsity = self._jac.sparsity, self._hess.sparsity

@@ -406,27 +406,23 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
             bar.update(bool(row.get("success")))
         if on_row:
             on_row(row)
+        if interrupt.hit:  # a Ctrl-C that CasADi swallowed or made an error row: stop here
+            raise KeyboardInterrupt
 
     def warm_dir(case):
         near = _nearest(case.index, solved) if study.warm_start else None
         return str(outdir / "cases" / near) if near else None
 
-    # Ctrl-C stops the sweep: where it lands, or at the latest after the running case (a
-    # KeyboardInterrupt that CasADi's conversions swallowed or turned into an error row)
+    # Ctrl-C stops the sweep where it lands, or at the latest in `finish` after the running case
     with noted_sigint(raise_now=True) as interrupt:
-        _run_waves(todo, executor, own, finish, warm_dir, outdir, interrupt)
+        _run_waves(todo, executor, own, finish, warm_dir, outdir)
     by_key = table.done
     return [by_key[c.key] for c in cases if c.key in by_key]
 
 
-def _run_waves(todo, executor, own, finish, warm_dir, outdir, interrupt) -> None:
+def _run_waves(todo, executor, own, finish, warm_dir, outdir) -> None:
     """The cases in waves of equal index sum (a case's warm start is solved in an earlier
     wave), in this process or on the executor; each finished case goes to `finish`."""
-    def done(case, row):
-        finish(case, row)
-        if interrupt.hit:
-            raise KeyboardInterrupt
-
     try:
         waves = sorted({sum(c.index) for c in todo})
         for w in waves:
@@ -434,11 +430,11 @@ def _run_waves(todo, executor, own, finish, warm_dir, outdir, interrupt) -> None
             if executor is None:
                 # in-process, a case may also start from one solved earlier in its own wave
                 for case in wave:
-                    done(case, run_case(case, str(outdir), warm_dir(case)))
+                    finish(case, run_case(case, str(outdir), warm_dir(case)))
             else:
                 futures = {executor.submit(run_case, case, str(outdir), warm_dir(case)): case for case in wave}
                 for fut in as_completed(futures):
-                    done(futures[fut], fut.result())
+                    finish(futures[fut], fut.result())
     finally:
         if own is not None:
             own.shutdown(cancel_futures=True)

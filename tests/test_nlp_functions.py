@@ -32,7 +32,7 @@ def test_scatter_adds_weights_and_drops():
     rows = np.array([0, 2, 0, -1, 1])
     cols = np.array([0, 1, 0, 1, -1])
     weights = np.array([1.0, 3.0, 2.0, 5.0, 7.0])
-    s = _Scatter(3, 2, rows, cols, weights)
+    s = _Scatter.at(3, 2, rows, cols, weights)
     assert s.sparsity == ca.Sparsity.triplet(3, 2, [0, 2], [0, 1])
     out = np.zeros(s.nnz)
     s(np.array([10.0, 20.0, 30.0, 40.0, 50.0]), out)
