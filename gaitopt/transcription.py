@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from .codegen import DerivativeCompiler
 from .collocation import METHODS
 from .constraints import Context, Terrain, VariableBounds, active_constraints
 from .terrain_io import check_terrain, surface_of
@@ -254,6 +253,9 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
     assembly, lbx, ubx, lbg, ubg = B.nlp(sum(v for v in weighted.values() if not isinstance(v, PointSum)),
                                          [v for v in weighted.values() if isinstance(v, PointSum)])
     if problem.solver.codegen:
+        # why here: the compiler's modules (subprocess, platform, hashlib: 5 ms of every
+        # process's imports) only for the solves that ask for compiled derivatives
+        from .codegen import DerivativeCompiler
         assembly.compiler = DerivativeCompiler(report=_progress_line if problem.solver.print_level > 0 else None)
     # ctx.dynamics: a design component (LimbLengthDesign) may have replaced the robot's
     return Transcription(problem, robot, ctx.schedule, ctx.dynamics, ctx.rule, ctx.dim, assembly, lbx, ubx, lbg, ubg,

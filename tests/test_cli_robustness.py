@@ -188,6 +188,20 @@ def test_closed_stdout_is_quiet():
                           capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip() == "robots:" and proc.stderr == "", proc.stderr
 
+def test_the_installed_command_takes_the_exit_path_of_python_m():
+    """The `gaitopt` console script is `gaitopt.cli:run`, as `python -m gaitopt.cli` is (its
+    closed-pipe handling and the frozen exit, 25 ms of every command: docs/speed.md); it
+    named `main` until 2026-11-24, so the tests above checked a path users never ran."""
+    import tomllib
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"gaitopt": "gaitopt.cli:run"}
+    script = Path(sys.executable).with_name("gaitopt")
+    if not script.exists():  # not installed beside this interpreter (e.g. run from a checkout)
+        return
+    proc = subprocess.run([str(script), "list"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.startswith("robots:") and proc.stderr == "", proc.stderr
+    assert "gaitopt.cli import run" in script.read_text(), "reinstall: pip install -e ."
+
 
 # --------------------------------------------------------------------------- 3. bounded sizes
 
