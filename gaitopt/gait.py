@@ -8,7 +8,7 @@ import casadi as ca
 import numpy as np
 
 from .errors import InputError
-from .guess import automatic_guess, warm_start as warm_guess
+from .guess import automatic_guess, same_grid, warm_start as warm_guess
 from .precheck import check_problem
 from .problem import Problem, load_problem
 from .result import Result, build_trajectory, evaluate_violations
@@ -34,21 +34,26 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
     t0 = time.perf_counter()
     tr = transcribe(problem, robot, constraints=constraints)
     t_build = time.perf_counter() - t0
-    warm = warm_start is not None or x0 is not None
+    near_point = x0 is not None or (warm_start is not None and same_grid(problem, warm_start.trajectory))
     if x0 is None:
         x0 = warm_guess(tr, warm_start) if warm_start is not None else automatic_guess(tr)
     t_guess = time.perf_counter() - t0 - t_build
     s = problem.solver
     opts = {"max_iter": s.max_iter, "tol": s.tol, "constr_viol_tol": s.constr_viol_tol,
             "acceptable_constr_viol_tol": max(s.constr_viol_tol, 1e-6)}
-    if not warm:
+    if not near_point:
         # Constraint multipliers start at zero. IPOPT's default takes the least-squares estimate
         # at x0 unless it exceeds 1000; far from the optimum that estimate is noise, and IPOPT's
         # first steps spent refactorising to correct the Hessian it made indefinite (docs/speed.md).
+        # A result on another grid, interpolated, is such a start too: it misses this grid's
+        # collocation rows, and held 1e-6 from its bounds IPOPT crept (the 18 shipped problems
+        # refined 1× → 2×: 653 iterations with the near-point settings below, 467 so; hoap2's
+        # static walk 1× → 8×: 175 instead of 32; docs/speed.md).
         opts["constr_mult_init_max"] = 0.0
     else:
-        # Start near the given point: a small barrier parameter and little push away from the
-        # bounds, else IPOPT's first steps leave the warm start (docs/speed.md).
+        # Start near the given point, a solution of this grid: a small barrier parameter and
+        # little push away from the bounds, else IPOPT's first steps leave the warm start
+        # (docs/modelling.md, docs/speed.md).
         opts.update({"mu_init": 1e-5, "bound_push": 1e-6, "bound_frac": 1e-6})
     bad = check_ipopt_options(s.options)
     if bad:

@@ -245,6 +245,18 @@ def fill_slacks(tr, x0):
         x0[neg.index.ravel()] = np.maximum(-pw, 0.0)
 
 
+def same_grid(problem, trajectory) -> bool:
+    """Whether a result's trajectory lies on the problem's grid: every phase of the problem in it
+    under the same name with as many intervals. A warm start from it then gives every knot of
+    this NLP a solved value (near its optimum when the problems are near); from another grid,
+    values interpolated between knots that miss this grid's collocation rows
+    (gaitopt.gait.solve starts the two differently)."""
+    knots = {}
+    for p in trajectory.phases:
+        knots.setdefault(p.name, len(p.t) - 1)  # the first of a name (a half cycle mirrors it)
+    return all(knots.get(ph.name) == ph.knots for ph in problem.phases)
+
+
 def warm_start(tr, result) -> np.ndarray:
     """x0 from a previous result on the same robot and phases (knot counts may differ)."""
     x0 = automatic_guess(tr)
