@@ -253,7 +253,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
     assembly, lbx, ubx, lbg, ubg = B.nlp(sum(v for v in weighted.values() if not isinstance(v, PointSum)),
                                          [v for v in weighted.values() if isinstance(v, PointSum)])
     if problem.solver.codegen:
-        # why here: the compiler's modules (subprocess, platform, hashlib: 5 ms of every
+        # why here: the compiler's modules (subprocess, hashlib: 3 ms of every
         # process's imports) only for the solves that ask for compiled derivatives
         from .codegen import DerivativeCompiler
         assembly.compiler = DerivativeCompiler(report=_progress_line if problem.solver.print_level > 0 else None)
