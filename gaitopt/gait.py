@@ -11,7 +11,7 @@ from .errors import InputError
 from .guess import automatic_guess, same_grid, warm_start as warm_guess
 from .precheck import check_problem
 from .problem import Problem, load_problem
-from .result import Result, build_trajectory, evaluate_violations
+from .result import Multipliers, Result, build_trajectory, evaluate_violations
 from .robot import Robot, robot_of
 from .solver import check_ipopt_options, solve_nlp
 from .transcription import transcribe
@@ -34,14 +34,24 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
     t0 = time.perf_counter()
     tr = transcribe(problem, robot, constraints=constraints)
     t_build = time.perf_counter() - t0
-    near_point = x0 is not None or (warm_start is not None and same_grid(problem, warm_start.trajectory))
-    if x0 is None:
+    duals = _duals(tr, warm_start) if x0 is None else None
+    near_point = duals is None and (x0 is not None or (warm_start is not None
+                                                       and same_grid(problem, warm_start.trajectory)))
+    if duals is not None:
+        x0 = np.array(warm_start.x, float)
+    elif x0 is None:
         x0 = warm_guess(tr, warm_start) if warm_start is not None else automatic_guess(tr)
     t_guess = time.perf_counter() - t0 - t_build
     s = problem.solver
     opts = {"max_iter": s.max_iter, "tol": s.tol, "constr_viol_tol": s.constr_viol_tol,
             "acceptable_constr_viol_tol": max(s.constr_viol_tol, 1e-6)}
-    if not near_point:
+    if duals is not None:
+        # A solution of an NLP of this shape, with its multipliers: IPOPT starts from both, all
+        # but unpushed (a neighbouring speed: anymal 24 → 8 iterations, titan8 46 → 17, to the
+        # same optima; docs/speed.md)
+        opts.update({"warm_start_init_point": "yes", **{f"warm_start_{k}": 1e-9 for k in (
+            "bound_push", "bound_frac", "slack_bound_push", "slack_bound_frac", "mult_bound_push")}})
+    elif not near_point:
         # Constraint multipliers start at zero. IPOPT's default takes the least-squares estimate
         # at x0 unless it exceeds 1000; far from the optimum that estimate is noise, and IPOPT's
         # first steps spent refactorising to correct the Hessian it made indefinite (docs/speed.md).
@@ -64,12 +74,23 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
     sol = solve_nlp(tr.assembly, x0, tr.lbx, tr.ubx, tr.lbg, tr.ubg, opts,
                     print_level=s.print_level if print_level is None else print_level,
                     linear_solver=s.linear_solver,
-                    x_scale=tr.variable_scale(x0) if s.scale_variables else None)
+                    x_scale=tr.variable_scale(x0) if s.scale_variables else None,
+                    lam_g0=None if duals is None else duals.lam_g, lam_x0=None if duals is None else duals.lam_x)
     x = sol.x
     traj, impulses = build_trajectory(tr, x)
     terms = tr.cost_term_values(x)
     stats = dict(sol.stats)
     stats["build_time_s"] = t_build
     stats["guess_time_s"] = t_guess
+    multipliers = None if sol.lam_x is None else Multipliers(sol.lam_g, sol.lam_x, tr.signature)
     return Result(sol.success, sol.status, sol.message, sol.f, terms, stats, traj, problem, robot,
-                  impulses, x, tr.layout, evaluate_violations(tr, x))
+                  impulses, x, tr.layout, evaluate_violations(tr, x), multipliers)
+
+
+def _duals(tr, warm_start):
+    """The warm start's Multipliers when it solved an NLP of this transcription's signature (its x
+    then a point of this one), else None."""
+    m = getattr(warm_start, "multipliers", None)
+    if m is None or getattr(warm_start, "x", None) is None or m.signature != tr.signature:
+        return None
+    return m

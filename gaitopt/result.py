@@ -12,6 +12,18 @@ from .terrain_io import periodic_slope
 from .trajectory import PhaseTrajectory, Trajectory
 
 
+@dataclass(frozen=True)
+class Multipliers:
+    """IPOPT's multipliers at a result's x, in x's own units: lam_g (ng,) of the constraint rows
+    g, lam_x (n,) of the variable bounds (∇f + Jᵀ·lam_g + lam_x = 0 at the optimum). signature:
+    the NLP they belong to (`Transcription.signature`: its variables and tagged rows); a warm
+    start on an NLP of the same signature starts from them (gaitopt.gait.solve)."""
+
+    lam_g: np.ndarray
+    lam_x: np.ndarray
+    signature: str
+
+
 @dataclass
 class Result:
     """What `gaitopt.solve` returns. A failed solve is a Result with success False, its status
@@ -36,6 +48,7 @@ class Result:
     x: np.ndarray | None = field(default=None, repr=False)
     layout: Layout | None = field(default=None, repr=False)  # where each variable block sits in x
     _violations: list = field(default_factory=list, repr=False)
+    multipliers: "Multipliers | None" = field(default=None, repr=False)  # at x: a warm start's duals
 
     def violations(self, top: int | None = None) -> list:
         """Worst violation per constraint term and phase, largest first: list of dicts with

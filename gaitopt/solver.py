@@ -29,6 +29,9 @@ class NlpSolution:
     status: str
     message: str
     stats: dict
+    # bound multipliers in x's units (n,): None when a failed solve returns an earlier iterate,
+    # whose bound multipliers IPOPT does not report
+    lam_x: np.ndarray | None = None
 
 
 def _status_message(status: str) -> str:
@@ -192,7 +195,7 @@ def ipopt_options(linear_solver: str, print_level: int, options: dict) -> dict:
 
 
 def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
-              linear_solver: str = "mumps", x_scale=None) -> NlpSolution:
+              linear_solver: str = "mumps", x_scale=None, lam_g0=None, lam_x0=None) -> NlpSolution:
     """Solve min f(x) s.t. lbg ≤ g(x) ≤ ubg, lbx ≤ x ≤ ubx with IPOPT.
 
     nlp: {"x", "f", "g"} SX expressions, or a gaitopt.assembly.Assembly (its functions with
@@ -200,6 +203,8 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
 
     options: extra IPOPT options (IPOPT's names). x_scale: (n,) nominal magnitudes; IPOPT
     then works on x / x_scale (it scales only f and g itself). The returned x is unscaled.
+    lam_g0 (ng,), lam_x0 (n,): starting multipliers in x's units (IPOPT reads them with
+    `warm_start_init_point: yes`); the returned lam_x is in x's units too.
     Stats: iterations, wall and CPU time, time in function/derivative evaluations vs in IPOPT,
     setup time, NLP size.
     """
@@ -234,20 +239,24 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     x0 = np.clip(x0, lbx, ubx)
     t1, c1 = time.perf_counter(), time.process_time()
     # Ctrl-C: IPOPT stops at its next iteration, then KeyboardInterrupt (gaitopt.interrupts)
+    starts = {}
+    if lam_g0 is not None and lam_x0 is not None:  # IPOPT works on x / D: its bound multipliers are D·λ_x
+        starts = {"lam_g0": np.asarray(lam_g0, float), "lam_x0": np.asarray(lam_x0, float) * D}
     with noted_sigint(raise_now=False) as keeper.interrupt:
-        sol = solver(x0=x0, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg)
+        sol = solver(x0=x0, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg, **starts)
     wall, cpu = time.perf_counter() - t1, time.process_time() - c1
     st = solver.stats()
     status = st.get("return_status", "unknown")
     success = bool(st.get("success", False)) and status in SUCCESS_STATUSES
     x, lam_g, f = np.array(sol["x"]).ravel(), np.array(sol["lam_g"]).ravel(), float(sol["f"])
+    lam_x = np.array(sol["lam_x"]).ravel() / D
     message = _status_message(status)
     final_violation = keeper.violation(x, np.array(sol["g"]).ravel())
     returned = int(st.get("iter_count", -1))
     if not success and keeper.best is not None:
         key, k, xb, fb, lb, vb = keeper.best
         if key < keeper.rank(f, final_violation):
-            x, f, lam_g, returned = xb, fb, lb, k
+            x, f, lam_g, returned, lam_x = xb, fb, lb, k, None
             message += (f"; returned iteration {k}, the best iterate (largest bound violation "
                         f"{vb:.2e}; the last one's: {final_violation:.2e})")
     t_eval = sum(v for k, v in st.items() if k.startswith("t_wall_nlp_") and isinstance(v, float))
@@ -271,4 +280,4 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
         "compiled_blocks": compiled,
         "compile_time_s": compile_s,  # of them, in this set-up (0 when all came from the cache)
     }
-    return NlpSolution(x * D, lam_g, f, success, status, message, stats)
+    return NlpSolution(x * D, lam_g, f, success, status, message, stats, lam_x)

@@ -15,6 +15,7 @@ beyond the NLP dict.
 """
 from __future__ import annotations
 
+import hashlib
 import sys
 from dataclasses import dataclass, field
 
@@ -92,6 +93,21 @@ class Transcription:
     @property
     def n_constraints(self) -> int:
         return self.assembly.ng
+
+    @property
+    def signature(self) -> str:
+        """The NLP's shape as a digest: its variable blocks and where they sit in x, and its
+        rows with their tags (term, phase, span) over g. Two transcriptions of one signature
+        differ only in numbers (bounds, parameters, the cost): a solution of one is a start for
+        the other, multipliers included (gaitopt.gait.solve)."""
+        blocks = self.layout
+        h = hashlib.sha256(repr((self.n_variables, self.n_constraints, [tuple(map(str, r)) for r in self.rows])).encode())
+        for group in (blocks.globals, *blocks.phases, blocks.impulses, blocks.slacks):
+            for name in sorted(group):
+                index = np.asarray(group[name], np.int64)
+                h.update(f"{name}{index.shape}".encode())
+                h.update(index.tobytes())
+        return h.hexdigest()[:20]
 
     @property
     def layout(self) -> Layout:
