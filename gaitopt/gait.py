@@ -9,6 +9,7 @@ import numpy as np
 
 from .errors import InputError
 from .guess import automatic_guess, same_grid, warm_start as warm_guess
+from .interrupts import noted_sigint
 from .precheck import check_problem
 from .problem import Problem, load_problem
 from .result import Multipliers, Result, build_trajectory, evaluate_violations
@@ -25,14 +26,28 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
     problem's); warm_start: a previous Result to start from; x0: an explicit initial point;
     print_level: IPOPT's print level (default: the problem's solver.print_level);
     constraints: user constraint components (gaitopt.constraints.Constraint instances) added to
-    the built-in ones.
+    the built-in ones. Ctrl-C raises KeyboardInterrupt: during IPOPT at its next iteration,
+    during the set-up at the end of the stage it lands in (transcription, guess, derivatives).
     """
+    # A SIGINT landing in CasADi's argument conversion lost its KeyboardInterrupt, and the solve
+    # ran to the end (gaitopt.interrupts): noted, it is raised at the next stage boundary.
+    with noted_sigint(raise_now=False) as interrupt:
+        return _solve(problem, robot, warm_start, x0, print_level, constraints, interrupt)
+
+
+def _stop_if(interrupt) -> None:
+    if interrupt.hit:
+        raise KeyboardInterrupt
+
+
+def _solve(problem, robot, warm_start, x0, print_level, constraints, interrupt) -> Result:
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
     robot = robot or robot_of(problem)
     check_problem(problem, robot)  # infeasible by construction: say why now, not after max_iter
     t0 = time.perf_counter()
     tr = transcribe(problem, robot, constraints=constraints)
+    _stop_if(interrupt)
     t_build = time.perf_counter() - t0
     duals = _duals(tr, warm_start) if x0 is None else None
     near_point = duals is None and (x0 is not None or (warm_start is not None
@@ -41,6 +56,7 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
         x0 = np.array(warm_start.x, float)
     elif x0 is None:
         x0 = warm_guess(tr, warm_start) if warm_start is not None else automatic_guess(tr)
+    _stop_if(interrupt)
     t_guess = time.perf_counter() - t0 - t_build
     s = problem.solver
     opts = {"max_iter": s.max_iter, "tol": s.tol, "constr_viol_tol": s.constr_viol_tol,
@@ -75,7 +91,9 @@ def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_sta
                     print_level=s.print_level if print_level is None else print_level,
                     linear_solver=s.linear_solver,
                     x_scale=tr.variable_scale(x0) if s.scale_variables else None,
-                    lam_g0=None if duals is None else duals.lam_g, lam_x0=None if duals is None else duals.lam_x)
+                    lam_g0=None if duals is None else duals.lam_g, lam_x0=None if duals is None else duals.lam_x,
+                    interrupt=interrupt)
+    _stop_if(interrupt)  # IPOPT stopped by it
     x = sol.x
     traj, impulses = build_trajectory(tr, x)
     terms = tr.cost_term_values(x)

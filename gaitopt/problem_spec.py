@@ -133,9 +133,17 @@ class Problem:
     terrain: dict | None = None  # steps, stairs or a height map (gaitopt.terrain_io), else the plane
 
     def replace(self, **changes) -> "Problem":
-        """A new problem with some fields changed; `cost` may be a term name or a dict."""
+        """A new problem with some fields changed; `cost` may be a term name or a dict, `speed`
+        and `stride` a number (fixed there, as in a problem file) or a `Bounded`."""
         if isinstance(changes.get("cost"), str):
             changes["cost"] = {changes["cost"]: 1.0}
+        for key in ("speed", "stride"):
+            value = changes.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                changes[key] = Bounded.fixed_at(float(value))
+            elif key in changes and value is not None and not isinstance(value, Bounded):
+                raise InputError(f"must be a number or a Bounded, got {short(value)}", field=key,
+                                 allowed="a number (fixed) or gaitopt.settings.Bounded")
         unknown = set(changes) - set(self.__dataclass_fields__)
         if unknown:
             raise InputError(f"unknown problem fields {sorted(unknown)}", allowed=list(self.__dataclass_fields__))

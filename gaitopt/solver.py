@@ -195,7 +195,8 @@ def ipopt_options(linear_solver: str, print_level: int, options: dict) -> dict:
 
 
 def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
-              linear_solver: str = "mumps", x_scale=None, lam_g0=None, lam_x0=None) -> NlpSolution:
+              linear_solver: str = "mumps", x_scale=None, lam_g0=None, lam_x0=None,
+              interrupt=None) -> NlpSolution:
     """Solve min f(x) s.t. lbg ≤ g(x) ≤ ubg, lbx ≤ x ≤ ubx with IPOPT.
 
     nlp: {"x", "f", "g"} SX expressions, or a gaitopt.assembly.Assembly (its functions with
@@ -204,7 +205,8 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     options: extra IPOPT options (IPOPT's names). x_scale: (n,) nominal magnitudes; IPOPT
     then works on x / x_scale (it scales only f and g itself). The returned x is unscaled.
     lam_g0 (ng,), lam_x0 (n,): starting multipliers in x's units (IPOPT reads them with
-    `warm_start_init_point: yes`); the returned lam_x is in x's units too.
+    `warm_start_init_point: yes`); the returned lam_x is in x's units too. interrupt: a
+    gaitopt.interrupts.Interrupt of the caller's; noted before IPOPT starts, KeyboardInterrupt.
     Stats: iterations, wall and CPU time, time in function/derivative evaluations vs in IPOPT,
     setup time, NLP size.
     """
@@ -236,6 +238,8 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     opts["iteration_callback"] = keeper
     solver = ca.nlpsol("gait", "ipopt", nlp, opts)
     setup = time.perf_counter() - t0
+    if interrupt is not None and interrupt.hit:  # Ctrl-C while the derivatives were built
+        raise KeyboardInterrupt
     x0 = np.clip(x0, lbx, ubx)
     t1, c1 = time.perf_counter(), time.process_time()
     # Ctrl-C: IPOPT stops at its next iteration, then KeyboardInterrupt (gaitopt.interrupts)

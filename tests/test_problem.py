@@ -323,3 +323,17 @@ def test_step_length_is_half_the_stride(tmp_path):
     data["gait"]["cycle"] = "full"
     err = error_of(write(tmp_path, data))
     assert err.field == "step_length" and "cycle: half" in str(err)
+
+
+def test_replace_takes_a_number_for_speed_and_stride():
+    """`problem.replace(speed=0.35)` raised AttributeError ('float' object has no attribute
+    'min'; a helper's trial, 2026-11-24): a number is fixed there, as in a problem file."""
+    import gaitopt as go
+    from gaitopt.errors import InputError
+    from gaitopt.settings import Bounded
+    p = go.load_problem(ROOT / "problems" / "solo12_trot.yaml")
+    q = p.replace(speed=0.35)
+    assert q.speed == Bounded.fixed_at(0.35)
+    assert p.replace(speed=Bounded.fixed_at(0.2)).speed.guess == 0.2
+    with pytest.raises(InputError, match="speed"):
+        p.replace(speed="fast")
