@@ -15,7 +15,7 @@ import numpy as np
 from ..collocation import METHODS
 from ..errors import InputError
 from ..problem import problem_from_record
-from ..result import Result
+from ..result import Multipliers, Result
 from ..terrain_io import periodic_slope
 from ..robot import load_robot, robot_of
 from ..trajectory import Trajectory
@@ -72,11 +72,36 @@ def write_result_json(result, path: str | Path) -> Path:
 
 def write_knots_npz(result, path: str | Path) -> Path:
     """Write every knot and Hermite–Simpson midpoint value losslessly (`Trajectory.to_arrays`):
-    the companion of trajectory.csv that `load_result` prefers."""
+    the companion of trajectory.csv that `load_result` prefers. With the solver's point and
+    multipliers (a solved Result) also `nlp.x`, `nlp.lam_g`, `nlp.lam_x`, `nlp.signature`
+    (`Result.multipliers`): a warm start from this directory on an NLP of the same shape starts
+    from them (a sweep's neighbour, gaitopt.study)."""
     path = Path(path)
+    arrays = result.trajectory.to_arrays()
+    m = getattr(result, "multipliers", None)
+    if m is not None and result.x is not None:
+        arrays.update({"nlp.x": np.asarray(result.x, float), "nlp.lam_g": np.asarray(m.lam_g, float),
+                       "nlp.lam_x": np.asarray(m.lam_x, float), "nlp.signature": np.array(str(m.signature))})
     with atomic_open(path, "wb") as fh:
-        np.savez_compressed(fh, **result.trajectory.to_arrays())
+        np.savez_compressed(fh, **arrays)
     return path
+
+
+def read_nlp_point(path: str | Path) -> tuple:
+    """(x (n,), Multipliers) from a knots.npz that has them (`write_knots_npz`), else (None, None):
+    a file without them, or whose members are not finite 1-D arrays of matching sizes and a
+    short signature, gives none (a warm start then starts from the trajectory alone)."""
+    try:
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
+            if "nlp.x" not in data:
+                return None, None
+            x, lam_g, lam_x = (np.array(data[k], dtype=float) for k in ("nlp.x", "nlp.lam_g", "nlp.lam_x"))
+            signature = str(data["nlp.signature"])
+    except (KeyError, ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile):
+        return None, None
+    ok = (x.ndim == lam_g.ndim == lam_x.ndim == 1 and x.shape == lam_x.shape and len(signature) <= 64
+          and all(np.all(np.isfinite(a)) for a in (x, lam_g, lam_x)))
+    return (x, Multipliers(lam_g, lam_x, signature)) if ok else (None, None)
 
 
 def save(result, outdir: str | Path) -> dict:
