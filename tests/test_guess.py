@@ -184,6 +184,9 @@ def test_warm_starts_by_what_they_share_with_the_problem():
     assert same_grid(problem, coarse.trajectory) and not same_grid(fine, coarse.trajectory)
     renamed = problem.replace(phases=[dataclasses.replace(ph, name=ph.name + "_b") for ph in problem.phases])
     assert not same_grid(renamed, coarse.trajectory)  # phases the result lacks: not its grid
+    with pytest.warns(UserWarning, match="no phase"):  # and they start from the automatic guess
+        go.solve(renamed, warm_start=coarse, print_level=0)
+    assert not same_grid(problem.replace(transcription="hermite_simpson"), coarse.trajectory)  # another rule
 
     faster = go.load_problem(PROBLEMS / "rabbit_walk.yaml", ["speed=0.63"])
     cold = go.solve(faster, print_level=0)
