@@ -64,7 +64,11 @@ class _Parser(argparse.ArgumentParser):
     """Usage errors as one line `gaitopt: ARG: what is wrong (allowed: …)`, exit 2."""
 
     def error(self, message):
-        print(_one_line(f"gaitopt: {_usage_line(message)}"), file=sys.stderr)
+        line = _usage_line(message)
+        if line == "COMMAND: required, missing":  # name the commands, as an unknown one does
+            commands = next((a.choices for a in self._actions if a.dest == "command" and a.choices), None)
+            line += f" (allowed: {', '.join(commands)})" if commands else ""
+        print(_one_line(f"gaitopt: {line}"), file=sys.stderr)
         sys.exit(EXIT_BAD_INPUT)
 
 

@@ -355,6 +355,13 @@ class _Progress:
             self.stream.write("\n")
         self.stream.flush()
 
+    def close(self) -> None:
+        """End the bar's line if the sweep stopped before its last case (Ctrl-C, an error):
+        what the shell prints next starts on a line of its own."""
+        if self.done < self.total:
+            self.stream.write("\n")
+            self.stream.flush()
+
 
 # ------------------------------------------------------------------------------ run
 
@@ -421,8 +428,12 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
         return str(outdir / "cases" / near) if near else None
 
     # Ctrl-C stops the sweep where it lands, or at the latest in `finish` after the running case
-    with noted_sigint(raise_now=True) as interrupt:
-        _run_waves(todo, executor, own, finish, warm_dir, outdir)
+    try:
+        with noted_sigint(raise_now=True) as interrupt:
+            _run_waves(todo, executor, own, finish, warm_dir, outdir)
+    finally:
+        if bar:
+            bar.close()
     by_key = table.done
     return [by_key[c.key] for c in cases if c.key in by_key]
 

@@ -96,7 +96,7 @@ def rdir(solved, tmp_path):
 # ----------------------------------------------------------------- 1. argparse: one line, exit 2
 
 @pytest.mark.parametrize("args, fragments", [
-    ([], ["COMMAND", "required"]),
+    ([], ["COMMAND", "required", "(allowed: ", "solve", "compensate"]),
     (["frobnicate"], ["COMMAND", "frobnicate", "(allowed: ", "solve", "export"]),
     (["solve", STATIC], ["-o/--output", "required"]),
     (["solve", STATIC, "-o", "x", "--print-level", "lots"], ["--print-level", "lots"]),

@@ -283,3 +283,20 @@ def test_sweep_with_codegen_and_no_compiler_is_bad_input(tmp_path, monkeypatch):
     path = _study_file(tmp_path, {"speed": [0.3]}, overrides={**LIMITS_OFF, "solver.codegen": True})
     assert main(["sweep", str(path), "-o", str(tmp_path / "o")]) == 2
     assert not (tmp_path / "o" / "results.csv").exists()
+
+
+@pytest.mark.fast
+def test_progress_bar_line_ends_when_a_sweep_stops_early():
+    """After a Ctrl-C the bar's line was left open and the shell's prompt followed it (a helper's
+    trial, 2026-11-24)."""
+    from gaitopt.study import _Progress
+    out = io.StringIO()
+    bar = _Progress(3, 0, out)
+    bar.update(True)
+    bar.close()
+    assert out.getvalue().endswith("\n") and out.getvalue().count("\n") == 1
+    done = io.StringIO()
+    bar = _Progress(1, 0, done)
+    bar.update(True)
+    bar.close()
+    assert done.getvalue().count("\n") == 1  # a finished bar ends its line once
