@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import casadi as ca
 import numpy as np
@@ -94,7 +95,7 @@ class Transcription:
     def n_constraints(self) -> int:
         return self.assembly.ng
 
-    @property
+    @cached_property  # read for the warm start's check and again for the Result: hashed once
     def signature(self) -> str:
         """The NLP's shape as a digest: its variable blocks and where they sit in x, and its
         rows with their tags (term, phase, span) over g. Two transcriptions of one signature
