@@ -25,6 +25,8 @@ defects).
 """
 from __future__ import annotations
 
+from typing import Callable, NamedTuple
+
 import casadi as ca
 import numpy as np
 
@@ -63,6 +65,26 @@ def point_kind(key) -> str:
     """"knot" or "midpoint": the kind of a quadrature point named key = (phase, k), k + 0.5 at a
     midpoint (`CollocationRule.quadrature`)."""
     return "midpoint" if key[1] % 1 else "knot"
+
+
+class PowerNode(NamedTuple):
+    """A node of the quadrature of a power integrand ∫ τ·q̇ dt (`CollocationRule.power_nodes`):
+    key = (phase, k + s) at fraction s of interval k; weight in units of h; kind names the nodes
+    whose inputs have one form; at(*inputs) → (τ, v) there, on the rule's interpolant."""
+
+    key: tuple
+    weight: float
+    kind: str
+    inputs: list
+    at: Callable
+
+
+def _as_is(tau, v):
+    return tau, v
+
+
+def _mean_torque(tau0, tau1, v):
+    return 0.5 * (tau0 + tau1), v
 
 
 class CollocationRule:
@@ -157,6 +179,13 @@ class CollocationRule:
         """Yield (weight in units of h, q, v, a, τ, f, key) over the phase: the rule's
         quadrature of integrands of (q, v, τ), or with `forces` of integrands that also need
         a or f. key = (p, k) names the point (k + 0.5 at a midpoint)."""
+        raise NotImplementedError
+
+    def power_nodes(self, pv: PhaseVars, p: int) -> list:
+        """PowerNodes of the quadrature of τ·q̇ over the phase, exact for the rule's interpolant
+        (τ·q̇ a polynomial on each interval): |τ q̇| at these nodes (`PowerSplit`) then
+        integrates |τ q̇| exactly wherever τ q̇ keeps its sign inside an interval, so a cost of
+        absolute work cannot hide torque at nodes where q̇ vanishes (docs/modelling.md)."""
         raise NotImplementedError
 
     def fill_guess(self, x0, pv: PhaseVars, Q, V, A, U, F) -> None:
@@ -323,6 +352,17 @@ class Trapezoidal(CollocationRule):
         for k in range(K + 1):
             yield wk[k], q[k], v[k], None, tau[k], None, (p, k)
 
+    def power_nodes(self, pv, p):
+        # τ and v linear on an interval: τ·v quadratic, Simpson's rule over (knot, midpoint, knot)
+        # is exact; the midpoint carries the mean torque and the midpoint-state velocity.
+        K, v, tau = pv.n_intervals, pv.v.columns, pv.tau.columns
+        out = [PowerNode((p, k), (1.0 if 0 < k < K else 0.5) / 3.0, "knot", [tau[k], v[k]], _as_is)
+               for k in range(K + 1)]
+        vm = pv.interval["v"].columns
+        out += [PowerNode((p, k + 0.5), 2.0 / 3.0, "midpoint", [tau[k], tau[k + 1], vm[k]], _mean_torque)
+                for k in range(K)]
+        return out
+
     def fill_guess(self, x0, pv, Q, V, A, U, F):
         x0[pv.q.index], x0[pv.v.index], x0[pv.tau.index] = Q, V, U
         x0[pv.a.index], x0[pv.f.index] = _mean(A), _mean(F)  # a and f per interval
@@ -484,6 +524,37 @@ class HermiteSimpson(CollocationRule):
         mids = [pv.interval[key].columns for key in ("q", "v", "a", "tau", "f")]
         for k in range(K):
             yield (wm[k], *(c[k] for c in mids), (p, k + 0.5))
+
+    # Boole's rule over s = 0, ¼, ½, ¾, 1 of an interval (weights ×1/90), exact to degree 5: τ is
+    # quadratic and v cubic, so τ·v is quintic. At s = ¼ and ¾, τ from its quadratic and v from
+    # the integral of a's quadratic (`interpolate`): v(s) = v0 + h Σ_j a_j ∫₀ˢ L_j.
+    _BOOLE = (7.0 / 90.0, 32.0 / 90.0, 12.0 / 90.0)
+    _QUARTER = {0.25: ((3 / 8, 3 / 4, -1 / 8), (1 / 6, 5 / 48, -1 / 48)),
+                0.75: ((-1 / 8, 3 / 4, 3 / 8), (3 / 16, 9 / 16, 0.0))}
+
+    @classmethod
+    def _quarter(cls, s):
+        (l0, lm, l1), (i0, im, i1) = cls._QUARTER[s]
+
+        def at(tau0, taum, tau1, v0, a0, am, a1, h):
+            return l0 * tau0 + lm * taum + l1 * tau1, v0 + h * (i0 * a0 + im * am + i1 * a1)
+        return at
+
+    def power_nodes(self, pv, p):
+        K, m = pv.n_intervals, pv.interval
+        w_end, w_quarter, w_mid = self._BOOLE
+        tau, v, a = pv.tau.columns, pv.v.columns, pv.a.columns
+        h = pv.duration / K
+        out = [PowerNode((p, k), w_end * (2.0 if 0 < k < K else 1.0), "knot", [tau[k], v[k]], _as_is)
+               for k in range(K + 1)]
+        out += [PowerNode((p, k + 0.5), w_mid, "midpoint", [m["tau"].columns[k], m["v"].columns[k]], _as_is)
+                for k in range(K)]
+        for s in (0.25, 0.75):
+            at = self._quarter(s)
+            out += [PowerNode((p, k + s), w_quarter, f"interval_{s:g}",
+                              [tau[k], m["tau"].columns[k], tau[k + 1], v[k], a[k], m["a"].columns[k], a[k + 1], h], at)
+                     for k in range(K)]
+        return out
 
     def fill_guess(self, x0, pv, Q, V, A, U, F):
         for key, M in zip(KNOT_KEYS, (Q, V, A, U, F)):

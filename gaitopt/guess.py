@@ -237,12 +237,25 @@ def _wrap_forces(robot, problem, f_full):
 
 
 def fill_slacks(tr, x0):
-    """Power slacks P⁺ = max(τ q̇, 0), P⁻ = max(−τ q̇, 0) consistent with x0's torques."""
+    """Power slacks P⁺ = max(τ q̇, 0), P⁻ = max(−τ q̇, 0) consistent with x0's torques at each
+    power node (gaitopt.collocation.PowerNode): exact at knots and midpoints, linear between
+    the knots at Hermite–Simpson's quarter points (a start value only)."""
     act = tr.robot.actuated_index
-    for (p, k), (pos, neg) in tr.slacks.items():
+    for (p, node), (pos, neg) in tr.slacks.items():
         pv = tr.phases[p]
-        tau, v = (pv.tau, pv.v) if float(k).is_integer() else (pv.interval["tau"], pv.interval["v"])
-        pw = x0[tau.index[:, int(k)]] * x0[v.index[:, int(k)]][act]
+        k, s = int(node), node % 1
+
+        def knot(block, j):
+            return x0[block.index[:, j]]
+        tau, v = knot(pv.tau, k), knot(pv.v, k)
+        if s:
+            tau = (1 - s) * tau + s * knot(pv.tau, k + 1)
+            v = (1 - s) * v + s * knot(pv.v, k + 1)
+        if s == 0.5:  # the midpoint's own variables where the rule has them
+            v = x0[pv.interval["v"].index[:, k]]
+            if "tau" in pv.interval:
+                tau = x0[pv.interval["tau"].index[:, k]]
+        pw = tau * v[act]
         x0[pos.index.ravel()] = np.maximum(pw, 0.0)
         x0[neg.index.ravel()] = np.maximum(-pw, 0.0)
 

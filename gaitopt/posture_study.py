@@ -13,7 +13,7 @@ import dataclasses
 
 import numpy as np
 
-from .energy import absolute_work, cycle_energies, phase_integral, phase_spans
+from .energy import absolute_work, cycle_energies, phase_integral
 from . import quantities as Q
 from .prescribed import stroke_centres
 from .settings import Bounded
@@ -40,22 +40,22 @@ def held_in_posture(problem, robot, foot_offset, base_height: float, stroke: flo
     return problem.replace(constraints=cons)
 
 
-def _knot_power(robot, traj):
-    t = np.concatenate([p.t for p in traj.phases])
-    tau = np.concatenate([p.tau for p in traj.phases])
-    v = np.concatenate([p.v for p in traj.phases])
-    return t, tau, v, phase_spans(len(p.t) for p in traj.phases)
+def _cycle_power(traj):
+    """(t, τ, v, spans) of the interpolant over the full cycle (`Trajectory.sample_cycle`)."""
+    t, smp, spans = traj.sample_cycle()
+    return t, smp["tau"], smp["v"], spans
 
 
 def average_abs_power(robot, traj) -> float:
-    """P̄ = (1/T) ∫ Σ_i |τ_i q̇_i| dt [W] of a trajectory over its full cycle (trapezoid over the
-    knots of every phase, the quadrature of the abs_power cost of a trapezoidal transcription)."""
-    t, tau, v, spans = _knot_power(robot, traj)
+    """P̄ = (1/T) ∫ Σ_i |τ_i q̇_i| dt [W] of a trajectory over its full cycle: its interpolant,
+    sampled at 8 points per interval (what the abs_power cost integrates
+    exactly where τ q̇ keeps its sign inside an interval; docs/modelling.md)."""
+    t, tau, v, spans = _cycle_power(traj)
     return absolute_work(cycle_energies(robot, t, tau, v, spans)) / traj.period
 
 
 def joint_abs_power(robot, traj) -> dict:
-    """Actuated joint → (1/T) ∫ |τ_i q̇_i| dt [W] over the full cycle (knots, as above)."""
-    t, tau, v, spans = _knot_power(robot, traj)
+    """Actuated joint → (1/T) ∫ |τ_i q̇_i| dt [W] over the full cycle (the interpolant, as above)."""
+    t, tau, v, spans = _cycle_power(traj)
     power = np.abs(Q.mechanical_power(robot, tau, v))
     return {j: phase_integral(power[:, i], t, spans) / traj.period for i, j in enumerate(robot.actuated)}

@@ -6,9 +6,11 @@ Hermite–Simpson: Simpson weights over knots and midpoints). `s` is the base ad
 optimised part of the cycle [m] and `T` its duration [s]; for a half cycle both are halves of
 the full cycle's, so every per-distance or time-averaged cost equals the full cycle's value.
 
-Absolute powers |τ q̇| are never written as abs(): each actuated joint's power at each
-collocation point is split as τ q̇ = P⁺ − P⁻ with P⁺, P⁻ ≥ 0 (slack variables); minimising
-P⁺ + P⁻ makes it equal |τ q̇| at the optimum.
+Absolute powers |τ q̇| are never written as abs(): each actuated joint's power is split as
+τ q̇ = P⁺ − P⁻ with P⁺, P⁻ ≥ 0 (slack variables) at the nodes of a quadrature exact for τ q̇ on
+the rule's interpolant (`CollocationRule.power_nodes`: Simpson's over knots and midpoints for
+the trapezoid, Boole's over quarter points for Hermite–Simpson); minimising P⁺ + P⁻ makes it
+equal |τ q̇| at the optimum.
 """
 from __future__ import annotations
 
@@ -54,12 +56,13 @@ def joule_loss(ctx):
 
 
 def _abs_energy(ctx, name: str, per):
-    """∫ Σ_i |τ_i q̇_i| dt / per as a PointSum (per: SX or number)."""
+    """∫ Σ_i |τ_i q̇_i| dt / per as a PointSum (per: SX or number), over the nodes of the
+    rule's power quadrature (gaitopt.constraints.PowerSplit)."""
     out = PointSum()
-    for _, h, w, q, v, a, tau, f, key in collocation_points(ctx):
-        pos, neg = ctx.slacks[key]  # gaitopt.constraints.PowerSplit
-        out.add(_group(name, key), w, lambda pos, neg, h, per: h * ca.sum1(pos + neg) / per,
-                pos.sym, neg.sym, h, per)
+    for key, (pos, neg) in ctx.slacks.items():
+        node, pv = ctx.power_nodes[key], ctx.phases[key[0]]
+        out.add((name, key[0], node.kind), node.weight, lambda pos, neg, h, per: h * ca.sum1(pos + neg) / per,
+                pos.sym, neg.sym, pv.duration / pv.n_intervals, per)
     return out
 
 

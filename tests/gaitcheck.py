@@ -53,7 +53,7 @@ ENERGY_RTOL_FINE = 0.01   # |W − losses − ΔPE| / ∫Σ|τ q̇| on fine grid
 # heel-toe walk 6.6 %, slope walk 1.6 %, static walk 0.3 %; hoap2 2.0 %, titan8 1.2 %).
 ENERGY_RTOL_TEST = 0.25
 ROLL_MIN_HEIGHT = 1e-3    # m, the toe's descent over a heel roll, the heel's rise over a toe roll
-ABS_POWER_RTOL = 0.10    # abs_power cost term vs the interpolated motion's mean |τ q̇| (titan8 measured 5.5 %)
+ABS_POWER_RTOL = 0.10    # abs_power cost term vs the interpolated motion's mean |τ q̇| (titan8 at test size 6.0 %)
 TRAP_HS_RTOL = 0.02       # relative cost difference trapezoidal vs Hermite–Simpson (fine grids)
 ACC_RTOL = 0.2            # |a_k − central difference of v| / max|Δv/Δt| per coordinate
 WALL_TIME_TEST = 60.0     # s, IPOPT wall-time cap of every solve here (a failing problem must not

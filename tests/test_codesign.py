@@ -8,6 +8,7 @@ import pytest
 
 import gaitopt as go
 from gaitopt import codesign
+from gaitopt.energy import cycle_energies, phase_spans
 from gaitopt.errors import InputError
 from gaitopt.study import case_metrics
 
@@ -62,8 +63,15 @@ def test_codesign_gait_respects_the_motor_at_the_optimal_gear(designed):
     a = result.robot.actuators["left_knee"]
     assert max(m[f"peak_current.{j}"] for j in JOINTS) <= a.current_limit * (1 + 1e-6)
     assert max(m[f"peak_voltage.{j}"] for j in JOINTS) <= a.voltage * (1 + 1e-6)
-    # the Joule loss the NLP minimised through the symbolic gear is the numeric one at G
-    assert m["joule_loss_per_m"] == pytest.approx(result.cost, rel=1e-6)
+    # the Joule loss the NLP minimised through the symbolic gear is the numeric one at G, by the
+    # cost's own quadrature (the trapezoid over the knots) ...
+    traj = result.trajectory
+    knots = [np.concatenate([getattr(p, k) for p in traj.phases]) for k in ("t", "tau", "v")]
+    e = cycle_energies(result.robot, *knots, phase_spans(len(p.t) for p in traj.phases))
+    assert e["joule_loss"] / traj.distance == pytest.approx(result.cost, rel=1e-6)
+    # ... and the table's (the exported motion, densely: at most that, test_study)
+    assert m["joule_loss_per_m"] <= result.cost * (1 + 1e-9)
+    assert m["joule_loss_per_m"] == pytest.approx(result.cost, rel=0.08)
     assert result.max_violation < 1e-6
 
 

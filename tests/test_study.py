@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 import gaitopt as go
+from gaitopt.dynamics import GRAVITY
 from gaitopt.errors import InputError
 from gaitopt.motors import load_motors
 from gaitopt.study import case_metrics, load_study, read_results, run_study, study_from_dict
@@ -117,9 +118,12 @@ def test_study_rows_and_warm_starts(serial_study):
         assert (out / "cases" / r["case"] / "trajectory.csv").is_file()
         assert r["speed"] == pytest.approx(r["param.speed"], rel=1e-6)
         assert r["max_violation"] < 1e-6
-    # the cost is the Joule loss per metre, which the table recomputes from the knots
+    # the cost is the Joule loss per metre as the trapezoid over the knots counts it; the table
+    # integrates the exported motion (τ linear between the knots), whose ∫τ² is smaller by
+    # h/6 (Δτ)² per interval: never above the cost, close to it (measured 4.4 % at half knots)
     for r in rows:
-        assert r["joule_loss_per_m"] == pytest.approx(r["cost"], rel=1e-6)
+        assert r["joule_loss_per_m"] <= r["cost"] * (1 + 1e-9)
+        assert r["joule_loss_per_m"] == pytest.approx(r["cost"], rel=0.08)
         assert r["energy_per_m"] >= r["joule_loss_per_m"] - 1e-9  # electrical ≥ copper loss (no regeneration)
 
 
@@ -165,9 +169,17 @@ def test_case_metrics_match_a_direct_computation():
     result = go.solve(problem, print_level=0)
     assert result.success
     m = case_metrics(result)
-    # specific resistance as the cost term computes it (slack-split |τ q̇|) equals the table's
-    assert m["specific_resistance"] == pytest.approx(result.cost, rel=1e-5)
-    kn = result.trajectory.knots()
+    # the table's specific resistance is the interpolated motion's (a dense direct integral) ...
+    tr = result.trajectory
+    t = np.linspace(0.0, tr.period, 40001)
+    smp = result.sample(t)
+    act = [tr.coordinates.index(j) for j in tr.actuated]
+    work = np.trapezoid(np.abs(smp["tau"] * smp["v"][:, act]).sum(axis=1), t)
+    assert m["specific_resistance"] == pytest.approx(work / (result.robot.total_mass * GRAVITY * tr.distance), rel=2e-3)
+    # ... and the cost's (|τ q̇| through the slacks at the power nodes) within the sign changes
+    # inside intervals that the nodes cannot see (measured 4 %); the knots alone read 48 % low
+    assert m["specific_resistance"] == pytest.approx(result.cost, rel=0.08)
+    kn = result.trajectory.knots()  # τ linear between the knots: the peaks are knot values
     assert max(m[f"peak_torque.{j}"] for j in result.robot.actuated) == pytest.approx(np.abs(kn["tau"]).max())
 
 
@@ -215,7 +227,8 @@ def test_codesign_case_in_a_study_reports_the_optimal_gears(tmp_path):
     assert len(gears) == 1 and 100 < gears.pop() < 600
     # the figures are those of the designed gear: the current and voltage limits hold at it
     assert max(row[k] for k in row if k.startswith("peak_voltage")) <= 42.0 * (1 + 1e-6)
-    assert row["joule_loss_per_m"] == pytest.approx(row["cost"], rel=1e-6)
+    assert row["joule_loss_per_m"] <= row["cost"] * (1 + 1e-9)  # the exported motion vs the knots (see above)
+    assert row["joule_loss_per_m"] == pytest.approx(row["cost"], rel=0.08)
 
 
 @pytest.mark.fast

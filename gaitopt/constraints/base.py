@@ -151,7 +151,8 @@ class Context:
     3-D), comp: their world axes; terrain; stride (SX or number) [m] per full cycle; gears:
     gear ratio per actuated joint (number or design variable); phases: PhaseVars per phase
     (filled once created); distance [m] and period [s] of the optimised part and full cycle;
-    globals, impulses, slacks: the variable blocks of the layout, by name.
+    globals, impulses, slacks: the variable blocks of the layout, by name; power_nodes: the
+    PowerNode (gaitopt.collocation) of each slack pair, by the same key.
     """
 
     problem: object
@@ -169,6 +170,7 @@ class Context:
     globals: dict = field(default_factory=dict)
     impulses: dict = field(default_factory=dict)
     slacks: dict = field(default_factory=dict)
+    power_nodes: dict = field(default_factory=dict)
     _shared: dict = field(default_factory=dict, repr=False)
     _own_kinematics: tuple | None = field(default=None, repr=False)
 

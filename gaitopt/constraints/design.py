@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..actuation import designed_joints
-from ..collocation import point_kind
 from ..errors import InputError
 from ..limb_lengths import LimbDynamics, leg_of, leg_scales
 from .base import Constraint
@@ -113,10 +112,12 @@ ABS_POWER_COSTS = frozenset({"specific_resistance", "abs_power"})
 
 
 class PowerSplit(Constraint):
-    """PowerSplit: at every point of the rule's quadrature, each actuated joint's power is
-    split as τ q̇ = P⁺ − P⁻ [W] with slack variables P⁺, P⁻ ≥ 0; a cost that minimises P⁺ + P⁻
-    makes it |τ q̇| at the optimum without abs() (nonsmooth). Active when the cost has an
-    absolute-power term."""
+    """PowerSplit: at every node of the rule's power quadrature (`CollocationRule.power_nodes`:
+    Simpson's rule over knots and midpoints for the trapezoid, Boole's over the quarter points
+    of an interval for Hermite–Simpson, each exact for τ·q̇ on the rule's interpolant), each
+    actuated joint's power is split as τ q̇ = P⁺ − P⁻ [W] with slack variables P⁺, P⁻ ≥ 0; a
+    cost that minimises P⁺ + P⁻ makes it |τ q̇| at the optimum without abs() (nonsmooth).
+    Active when the cost has an absolute-power term."""
 
     term = "power_split"
     where = ("cycle",)
@@ -128,9 +129,19 @@ class PowerSplit(Constraint):
     def add_cycle(self, ctx):
         nu, act, B = len(ctx.robot.actuated), ctx.robot.actuated_index, ctx.builder
         for p, pv in enumerate(ctx.phases):
-            for _, q, v, a, tau, f, key in ctx.rule.quadrature(pv, p):
+            for node in ctx.rule.power_nodes(pv, p):
+                key = node.key
                 pos = B.var(f"Ppos_{key}", (nu, 1), 0.0, np.inf)
                 neg = B.var(f"Pneg_{key}", (nu, 1), 0.0, np.inf)
-                B.con_points(self.term, pv.name, (self.term, p, point_kind(key)), lambda tau, v, pos, neg: tau * v[act] - (pos - neg),
-                             [tau, v, pos.sym, neg.sym])
+                B.con_points(self.term, pv.name, (self.term, p, node.kind), _split_rows(node.at, act),
+                             [*node.inputs, pos.sym, neg.sym])
                 ctx.slacks[key] = (pos, neg)
+                ctx.power_nodes[key] = node
+
+
+def _split_rows(at, act):
+    """rows_of(*node inputs, P⁺, P⁻) = τ q̇ − (P⁺ − P⁻) at a power node."""
+    def rows(*z):
+        tau, v = at(*z[:-2])
+        return tau * v[act] - (z[-2] - z[-1])
+    return rows
