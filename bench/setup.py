@@ -1,6 +1,12 @@
 """Set-up CPU seconds of every shipped problem at the given knot factors; print a markdown table.
 
-    python bench/setup.py [--factors 1 8] [--problems problems/a.yaml ...] [--codegen]
+    python bench/setup.py [--factors 1 8] [--problems problems/a.yaml ...] [--cache empty|filled]
+
+The default path (`solver.codegen: auto`) loads compiled derivatives when the cache
+(gaitopt.codegen) holds them and builds them symbolically otherwise: `--cache empty` (the
+default; a first solve of a robot, a machine without a compiler) measures each case with an empty
+cache directory, `--cache filled` after `solver.codegen: true` compiled the robot's blocks into
+it in another process (`--codegen`, the older name, is the same).
 
 Set-up: the transcription, IPOPT's functions with their derivatives (gaitopt.assembly) and
 IPOPT's own set-up (`nlpsol`): what a solve does before IPOPT's first iteration, the guess
@@ -15,8 +21,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,8 +69,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--factors", type=float, nargs="+", default=[1, 8])
     ap.add_argument("--problems", nargs="*", default=None)
-    ap.add_argument("--codegen", action="store_true",
-                    help="with solver.codegen: true, its cache filled before the timing")
+    ap.add_argument("--cache", choices=["empty", "filled"], default="empty",
+                    help="the default path with an empty cache, or with the robot's blocks compiled into it first")
+    ap.add_argument("--codegen", action="store_true", help="the same as --cache filled")
     ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)  # PROBLEM FACTOR CODEGEN, in a child process
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
@@ -77,18 +86,21 @@ def main() -> None:
         return
     from gaitopt.problem import shipped_problems
     files = [Path(p) for p in args.problems] if args.problems else shipped_problems()
+    filled = args.codegen or args.cache == "filled"
+    env = dict(os.environ)
+    if not filled:  # an empty cache of this run's own: nothing compiled is found
+        env["GAITOPT_CACHE"] = tempfile.mkdtemp(prefix="gaitopt-empty-cache-")
     fs = " / ".join(f"{f:g}×" for f in args.factors)
     print(f"| problem | variables ({fs}) | set-up CPU s ({fs}) | of which transcription ({fs}) "
           f"| first Jacobian + Hessian evaluation s ({fs}) |")
     print("|---|---|---|---|---|")
     for f in files:
-        if args.codegen:
+        if filled:
             subprocess.run([sys.executable, __file__, "--one", str(f), "1", "precompile"], check=True, cwd=ROOT)
         cells = []
         for factor in args.factors:
-            out = subprocess.run([sys.executable, __file__, "--one", str(f), str(factor), str(int(args.codegen))],
-                                 capture_output=True,
-                                 text=True, check=True, cwd=ROOT)
+            out = subprocess.run([sys.executable, __file__, "--one", str(f), str(factor), "0"],
+                                 capture_output=True, text=True, check=True, cwd=ROOT, env=env)
             cells.append(json.loads(out.stdout.strip().splitlines()[-1]))
         print(f"| {f.stem} | " + " | ".join(" / ".join(fmt.format(c[key]) for c in cells) for key, fmt in
                                             (("variables", "{}"), ("setup_s", "{:.2f}"), ("transcribe_s", "{:.2f}"),

@@ -28,7 +28,9 @@ Cold starts from the automatic guess; wall-clock numbers, never asserted by test
 --codegen solves with `solver.codegen: true` (gaitopt.codegen): the derivatives of the robot
 functions shared by the points (the inverse dynamics above all) are compiled first (the
 `compile s` column: 0 when the cache already holds them; --cache DIR sets $GAITOPT_CACHE), so
-the setup column is the cached case.
+the setup column is the cached case: what the default (`auto`) does after `gaitopt compile`.
+Without --codegen the solves take the default, which loads what the cache holds: --cache with
+an empty directory measures a robot's solves before anything was compiled.
 
 --starts N solves each case N times, the first with IPOPT's defaults and the others with its
 initial-point push from the bounds (`bound_push`, the problem's or 0.01) changed by ±1 %, ±2 %, …: the

@@ -14,7 +14,7 @@ from .problem import Problem, load_problem
 from .version import __version__
 
 __all__ = ["InputError", "Robot", "load_robot", "available_robots", "SymbolicDynamics", "Problem",
-           "load_problem", "solve", "__version__"]
+           "load_problem", "solve", "compile_derivatives", "__version__"]
 
 _SUBMODULES = ("export", "plot", "animate", "quantities")
 
@@ -23,8 +23,8 @@ def __getattr__(name):
     """`go.solve`, `go.plot`, `go.animate`, `go.export`, `go.quantities` on first use: matplotlib
     is only imported when plots are drawn, and the solve stack (transcription, IPOPT) only when
     something is solved, so that reading a saved result stays light."""
-    if name == "solve":
-        return importlib.import_module(".gait", __name__).solve
+    if name in ("solve", "compile_derivatives"):
+        return getattr(importlib.import_module(".gait", __name__), name)
     if name in _SUBMODULES:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'gaitopt' has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""Command line: `gaitopt solve`, `gaitopt list`, `gaitopt robot`, `gaitopt sweep`, and on a
+"""Command line: `gaitopt solve`, `gaitopt compile`, `gaitopt list`, `gaitopt robot`, `gaitopt sweep`, and on a
 solved RESULT_DIR `gaitopt export`, `gaitopt plot`, `gaitopt animate`.
 
 Exit codes (a contract, docs/formats.md): 0 success, 1 the solve failed (reason printed;
@@ -103,6 +103,22 @@ def _cmd_solve(args) -> int:
     return EXIT_OK
 
 
+def _cmd_compile(args) -> int:
+    from .codegen import cache_dir
+    from .gait import compile_derivatives  # why: the transcription stack only for this command
+    problem = load_problem(args.problem, args.set)
+    print(f"gaitopt: compiling the derivatives of {problem.robot}'s shared functions into {cache_dir()} "
+          "(once per robot; seconds to a minute)", flush=True)
+    blocks, seconds = compile_derivatives(problem)
+    if not blocks:
+        print(f"gaitopt: nothing to compile: no shared function of {problem.robot} is large enough to gain")
+        return EXIT_OK
+    made = f"{seconds:.1f} s compiling" if seconds else "all were there already"
+    print(f"in the cache ({made}): {', '.join(sorted(set(blocks)))}; later set-ups of {problem.robot} load them "
+          "(solver.codegen: auto, the default)")
+    return EXIT_OK
+
+
 def _cmd_list(args) -> int:
     print("robots:")
     for name in available_robots():
@@ -183,6 +199,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--print-level", type=int, default=None, choices=range(13), metavar="{0..12}",
                    help="IPOPT print level (0-12)")
     p.set_defaults(func=_cmd_solve)
+    p = sub.add_parser("compile", help="compile the derivatives of a problem's robot functions into the cache "
+                       "(faster set-ups and solves of that robot from then on)")
+    p.add_argument("problem", help="problem file (YAML)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a problem key")
+    p.set_defaults(func=_cmd_compile)
     p = sub.add_parser("list", help="list robots and problems")
     p.set_defaults(func=_cmd_list)
     p = sub.add_parser("robot", help="load a robot and print its model")

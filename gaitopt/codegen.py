@@ -1,5 +1,5 @@
-"""Compiled derivatives of the robot functions, cached on disk by content (opt-in:
-`solver.codegen: true`).
+"""Compiled derivatives of the robot functions, cached on disk by content: compiled by
+`solver.codegen: true`, used from the cache by default (`auto`), never with `false`.
 
 Every solve evaluates the Jacobian and the Lagrangian Hessian of the robot functions shared by
 the collocation points (gaitopt.tracing: the inverse dynamics above all; its Hessian is 20–30×
@@ -24,11 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import platform
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -40,7 +36,7 @@ from .errors import InputError
 # compile; -Og runs as fast as -O1 here at a quarter of its compile time (anymal's inverse
 # dynamics: 6 s instead of 25 s, 11× faster than the virtual machine; -O0: 3 s, 3× faster)
 FLAGS = ("-Og", "-ffp-contract=off", "-fPIC")  # no fused multiply-add: the VM's rounding
-MIN_INSTRUCTIONS = 10_000
+MIN_INSTRUCTIONS = 3_000
 VERSION = "2"  # of the library layout: part of every cache key
 
 
@@ -55,6 +51,8 @@ def cache_dir() -> Path:
 
 def find_compiler() -> str | None:
     """The C compiler to use ($CC, gcc or cc on PATH), or None."""
+    import shutil  # here: a solve that loads from the cache never looks for a compiler
+
     cc = os.environ.get("CC")
     if cc:
         return shutil.which(cc)
@@ -69,7 +67,7 @@ def require_compiler(file=None) -> str:
         given = os.environ.get("CC")
         raise InputError("code generation needs a C compiler ("
                          + (f"$CC={given} is not one on PATH" if given else "$CC or gcc on PATH; none found") + ")",
-                         file=file, field="solver.codegen", allowed=["true", "false"])
+                         file=file, field="solver.codegen", allowed=["true", "false", "auto"])
     return cc
 
 
@@ -77,6 +75,8 @@ def library_key(fn: ca.Function) -> str:
     """Content hash naming the library of fn's derivatives: the Function, the CasADi version,
     the flags and the platform (a cache in a home directory shared by machines of two
     architectures holds one library for each)."""
+    import platform
+
     h = hashlib.sha256()
     for part in (fn.serialize(), ca.__version__, " ".join(FLAGS), VERSION, sys.platform, platform.machine()):
         h.update(part.encode())
@@ -90,13 +90,17 @@ class DerivativeCompiler:
     have fewer stay in CasADi's virtual machine; report: None or a callable given one line
     before each compile (a compile takes seconds). A compile that is needed and cannot be made
     (no C compiler, an unwritable cache, the compiler failing) raises InputError (field
-    solver.codegen); libraries already in the cache need no compiler. `compiled` lists the
+    solver.codegen); libraries already in the cache need no compiler. With compile_missing
+    False (`solver.codegen: auto`) a block the cache lacks keeps its symbolic derivatives and
+    nothing is compiled. `compiled` lists the
     names of the blocks served compiled, and `compile_s` the seconds spent compiling, in this
     object's life."""
 
-    def __init__(self, cache: Path | None = None, min_instructions: int = MIN_INSTRUCTIONS, report=None):
+    def __init__(self, cache: Path | None = None, min_instructions: int | None = None, report=None,
+                 compile_missing: bool = True):
         self.cache = Path(cache) if cache is not None else cache_dir()
-        self.min_instructions = int(min_instructions)
+        self.compile_missing = bool(compile_missing)
+        self.min_instructions = int(MIN_INSTRUCTIONS if min_instructions is None else min_instructions)
         self.report = report
         self.compiled: list = []
         self.compile_s = 0.0
@@ -111,7 +115,7 @@ class DerivativeCompiler:
         loaded = _load(lib, names)
         if loaded is None:
             J, H = build()
-            if J.n_instructions() + H.n_instructions() < self.min_instructions:
+            if not self.compile_missing or J.n_instructions() + H.n_instructions() < self.min_instructions:
                 return J, H
             self._compile(lib, fn.name(), [_renamed(J, names[0]), _renamed(H, names[1])])
             loaded = _load(lib, names)
@@ -122,6 +126,8 @@ class DerivativeCompiler:
         return loaded
 
     def _compile(self, lib: Path, block: str, fns: list) -> None:
+        import tempfile
+
         cc = require_compiler()
         t0 = time.perf_counter()
         try:
@@ -183,6 +189,8 @@ def _renamed(fn: ca.Function, name: str) -> ca.Function:
 
 def _run_all(cmds: list, cc: str, name: str) -> None:
     """Run the compiler commands side by side; InputError naming the first that failed."""
+    import subprocess
+
     procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for cmd in cmds]
     errors = [(p.communicate()[1], p.returncode) for p in procs]  # communicate drains each pipe
     for err, code in errors:

@@ -112,3 +112,20 @@ def _duals(tr, warm_start):
     if m is None or getattr(warm_start, "x", None) is None or m.signature != tr.signature:
         return None
     return m
+
+
+def compile_derivatives(problem: Problem | str | Path, *, robot: Robot | None = None) -> tuple:
+    """Compile the derivatives of the problem's shared robot functions into the code generation
+    cache (gaitopt.codegen; what `solver.codegen: true` does at a set-up), without solving:
+    later set-ups of any problem on this robot load them (`solver.codegen: auto`, the default).
+    Returns (names of the blocks now in the cache, seconds spent compiling). InputError without a
+    C compiler or a writable cache, when something must be compiled."""
+    import dataclasses
+
+    if not isinstance(problem, Problem):
+        problem = load_problem(problem)
+    problem = problem.replace(solver=dataclasses.replace(problem.solver, codegen=True))
+    tr = transcribe(problem, robot if robot is not None else robot_of(problem))
+    tr.assembly.functions()
+    compiler = tr.assembly.compiler
+    return tuple(compiler.compiled), compiler.compile_s

@@ -173,11 +173,19 @@ def _solver(f: Fields) -> SolverOptions:
         constr_viol_tol=s.number("constr_viol_tol", sd.constr_viol_tol, positive=True, high=MAX_TOL),
         print_level=s.integer("print_level", sd.print_level, low=0, high=12),
         scale_variables=s.boolean("scale_variables", sd.scale_variables),
-        codegen=s.boolean("codegen", sd.codegen),
+        codegen=_codegen(s, sd.codegen),
         options=dict(opts),
     )
     s.done()
     return solver
+
+
+def _codegen(s: Fields, default):
+    """solver.codegen: true, false or auto (`SolverOptions.codegen`)."""
+    value = s.raw("codegen", default)
+    if isinstance(value, bool) or value == "auto":
+        return value
+    raise s.error("codegen", f"must be true, false or auto, got {short(value)}", ["true", "false", "auto"])
 
 
 def _stride(f: Fields, cycle: str) -> Bounded | None:

@@ -87,7 +87,9 @@ class SolverOptions:
     constr_viol_tol: float = 1e-8
     print_level: int = 5
     scale_variables: bool = True
-    codegen: bool = False       # robot functions' derivatives as compiled C, cached (gaitopt.codegen)
+    # robot functions' derivatives as compiled C, cached (gaitopt.codegen): "auto" loads what the
+    # cache holds and compiles nothing; True also compiles what it lacks; False never uses it
+    codegen: bool | str = "auto"
     options: dict = field(default_factory=dict)
 
 

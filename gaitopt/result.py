@@ -83,7 +83,7 @@ class Result:
             compile_s = self.stats.get("compile_time_s", 0.0)
             lines.insert(4, "compiled derivatives: " + ", ".join(blocks)
                          + (f" ({compile_s:.1f} s compiling, in the setup)" if compile_s else " (from the cache)"))
-        elif getattr(getattr(self.problem, "solver", None), "codegen", False):
+        elif getattr(getattr(self.problem, "solver", None), "codegen", False) is True:
             lines.insert(4, "compiled derivatives: none (solver.codegen: no shared robot function's "
                             "derivatives are large enough to gain from compiling)")
         return "\n".join(lines)

@@ -393,7 +393,7 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
         raise InputError(f"executor must be 'process', None or a concurrent.futures.Executor, got {executor!r}",
                          field="executor")
     cases, robot = build_cases(study)
-    if any(c.problem.solver.codegen for c in cases):
+    if any(c.problem.solver.codegen is True for c in cases):
         # every case whose library the cache lacks would fail alike: say it once, before
         # anything runs (a lone solve looks for the compiler only when it must compile)
         require_compiler(file=study.source)

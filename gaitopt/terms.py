@@ -59,10 +59,13 @@ def _abs_energy(ctx, name: str, per):
     """∫ Σ_i |τ_i q̇_i| dt / per as a PointSum (per: SX or number), over the nodes of the
     rule's power quadrature (gaitopt.constraints.PowerSplit)."""
     out = PointSum()
+    # one h object per phase: an input that is the same object at every point of a group is
+    # one shared input of its mapped Function (gaitopt.assembly), not a per-point expression
+    h = [pv.duration / pv.n_intervals for pv in ctx.phases]
     for key, (pos, neg) in ctx.slacks.items():
-        node, pv = ctx.power_nodes[key], ctx.phases[key[0]]
+        node = ctx.power_nodes[key]
         out.add((name, key[0], node.kind), node.weight, lambda pos, neg, h, per: h * ca.sum1(pos + neg) / per,
-                pos.sym, neg.sym, pv.duration / pv.n_intervals, per)
+                pos.sym, neg.sym, h[key[0]], per)
     return out
 
 

@@ -270,10 +270,11 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
     assembly, lbx, ubx, lbg, ubg = B.nlp(sum(v for v in weighted.values() if not isinstance(v, PointSum)),
                                          [v for v in weighted.values() if isinstance(v, PointSum)])
     if problem.solver.codegen:
-        # why here: the compiler's modules (subprocess, hashlib: 3 ms of every
-        # process's imports) only for the solves that ask for compiled derivatives
+        # True compiles what the cache lacks; "auto" (the default) only loads what it holds:
+        # the same iterates bit for bit either way (docs/speed.md, "Code generation")
         from .codegen import DerivativeCompiler
-        assembly.compiler = DerivativeCompiler(report=_progress_line if problem.solver.print_level > 0 else None)
+        assembly.compiler = DerivativeCompiler(report=_progress_line if problem.solver.print_level > 0 else None,
+                                               compile_missing=problem.solver.codegen is True)
     # ctx.dynamics: a design component (LimbLengthDesign) may have replaced the robot's
     return Transcription(problem, robot, ctx.schedule, ctx.dynamics, ctx.rule, ctx.dim, assembly, lbx, ubx, lbg, ubg,
                          B.rows, B.bound_rows, weighted, ctx.phases, ctx.globals, ctx.impulses, ctx.slacks,

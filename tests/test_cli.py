@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -260,6 +261,23 @@ def test_codegen_without_compiler_exits_2(tmp_path, monkeypatch):
     line = assert_bad_input(gaitopt("solve", STATIC, "-o", tmp_path / "out", "--set", "solver.codegen=true"),
                             "solver.codegen", "compiler")
     assert line.startswith(f"gaitopt: {STATIC}: solver.codegen: "), line
+
+
+def test_compile_fills_the_cache_for_later_setups(tmp_path, monkeypatch):
+    """`gaitopt compile PROBLEM` compiles the robot's blocks into the cache and says which; a
+    second run finds them there; without a compiler it is one line and exit 2."""
+    if shutil.which(os.environ.get("CC", "gcc")) is None and shutil.which("cc") is None:
+        pytest.skip("no C compiler on this machine")
+    monkeypatch.setenv("GAITOPT_CACHE", str(tmp_path / "cache"))
+    first = gaitopt("compile", STATIC)
+    assert first.returncode == 0, first.stderr
+    assert "call_rigid_inverse_dynamics" in first.stdout and " s compiling" in first.stdout
+    assert list((tmp_path / "cache").glob("*.so"))
+    again = gaitopt("compile", STATIC)
+    assert again.returncode == 0 and "all were there already" in again.stdout, again.stdout
+    monkeypatch.setenv("GAITOPT_CACHE", str(tmp_path / "other"))
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
+    assert_bad_input(gaitopt("compile", STATIC), "compiler")
 
 
 @pytest.mark.fast

@@ -189,10 +189,11 @@ def test_one_library_for_every_gear_ratio(static):
 
 
 def test_nothing_large_enough_is_said(tmp_path, monkeypatch):
-    """RABBIT's shared blocks are all under the threshold: codegen compiles nothing, needs no
-    compiler, and the summary says so instead of staying silent."""
+    """With every shared block under the threshold (here raised above RABBIT's largest), codegen
+    compiles nothing, needs no compiler, and the summary says so instead of staying silent."""
     monkeypatch.setenv("GAITOPT_CACHE", str(tmp_path))
     monkeypatch.setenv("CC", "no-such-compiler")
+    monkeypatch.setattr("gaitopt.codegen.MIN_INSTRUCTIONS", 10 ** 9)
     p = quiet(go.load_problem(ROOT / "problems" / "rabbit_walk.yaml"), True)
     r = go.solve(p, robot=robot_of(p))
     assert r.success and r.stats["compiled_blocks"] == []
@@ -200,3 +201,48 @@ def test_nothing_large_enough_is_said(tmp_path, monkeypatch):
     assert not list(tmp_path.glob("*.so"))
     off = go.solve(quiet(p, False), robot=robot_of(p))
     assert "compiled derivatives" not in off.summary()
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("value, want", [(None, "auto"), ("auto", "auto"), (True, True), (False, False)])
+def test_codegen_setting(value, want):
+    """solver.codegen: auto by default; true, false or auto; anything else one clear error."""
+    from gaitopt.problem import problem_from_dict
+    import yaml
+
+    data = yaml.safe_load(STATIC.read_text())
+    if value is not None:
+        data.setdefault("solver", {})["codegen"] = value
+    assert problem_from_dict(data, STATIC).solver.codegen == want
+
+
+@pytest.mark.fast
+def test_codegen_setting_refuses_other_values():
+    with pytest.raises(InputError) as err:
+        go.load_problem(STATIC, ["solver.codegen=sometimes"])
+    assert "solver.codegen" in str(err.value) and "auto" in str(err.value) and "sometimes" in str(err.value)
+
+
+@needs_compiler
+def test_auto_loads_what_the_cache_holds_and_compiles_nothing(static, tmp_path, monkeypatch):
+    """The default (`solver.codegen: auto`): with an empty cache the derivatives stay symbolic,
+    nothing is compiled or written and no compiler is looked for; once `compile_derivatives`
+    filled the cache, the same solve loads the library and reaches the same iterate bit for bit."""
+    monkeypatch.setenv("GAITOPT_CACHE", str(tmp_path / "cache"))
+    problem = static.replace(solver=dataclasses.replace(static.solver, print_level=0))
+    assert problem.solver.codegen == "auto"
+    robot = robot_of(problem)
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
+    symbolic = go.solve(problem, robot=robot)
+    assert symbolic.success and symbolic.stats["compiled_blocks"] == []
+    assert not (tmp_path / "cache").exists()
+    assert "compiled derivatives" not in symbolic.summary()
+    monkeypatch.delenv("CC")
+    blocks, seconds = go.compile_derivatives(problem, robot=robot)
+    assert "call_rigid_inverse_dynamics" in blocks and seconds > 0
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))  # loading needs no compiler
+    loaded = go.solve(problem, robot=robot)
+    assert "call_rigid_inverse_dynamics" in loaded.stats["compiled_blocks"]
+    assert "(from the cache)" in loaded.summary()
+    assert loaded.stats["iterations"] == symbolic.stats["iterations"]
+    assert np.array_equal(loaded.x, symbolic.x)
