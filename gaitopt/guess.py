@@ -241,8 +241,9 @@ def fill_slacks(tr, x0):
     power node (gaitopt.collocation.PowerNode): exact at knots and midpoints, linear between
     the knots at Hermite–Simpson's quarter points (a start value only)."""
     act = tr.robot.actuated_index
-    for (p, node), (pos, neg) in tr.slacks.items():
-        pv = tr.phases[p]
+    acts = [tr.robot.actuators[j] for j in tr.robot.actuated]
+    for key, (pos, neg) in tr.slacks.items():
+        (p, node), pv = key[:2], tr.phases[key[0]]
         k, s = int(node), node % 1
 
         def knot(block, j):
@@ -256,6 +257,8 @@ def fill_slacks(tr, x0):
             if "tau" in pv.interval:
                 tau = x0[pv.interval["tau"].index[:, k]]
         pw = tau * v[act]
+        if len(key) == 3:  # electrical power at the robot's gears (ElectricalPowerSplit)
+            pw = np.array([w / a.gear_efficiency + a.joule_power(t) for w, t, a in zip(pw, tau, acts)])
         x0[pos.index.ravel()] = np.maximum(pw, 0.0)
         x0[neg.index.ravel()] = np.maximum(-pw, 0.0)
 

@@ -15,7 +15,7 @@ from .yamlio import finite_number
 
 FOOT_MODES = ("swing", "flat", "heel", "toe", "stance")
 COST_TERMS = ("joule_loss", "specific_resistance", "abs_power", "torque_squared", "fri_stability",
-              "torque_rate_squared", "impact_loss")
+              "torque_rate_squared", "impact_loss", "electrical_energy")
 TRANSCRIPTIONS = ("trapezoidal", "hermite_simpson")
 CYCLES = ("full", "half")
 CONE_TYPES = ("pyramid", "cone")

@@ -63,6 +63,8 @@ def _abs_energy(ctx, name: str, per):
     # one shared input of its mapped Function (gaitopt.assembly), not a per-point expression
     h = [pv.duration / pv.n_intervals for pv in ctx.phases]
     for key, (pos, neg) in ctx.slacks.items():
+        if len(key) != 2:  # another split's pair (ElectricalPowerSplit)
+            continue
         node = ctx.power_nodes[key]
         out.add((name, key[0], node.kind), node.weight, lambda pos, neg, h, per: h * ca.sum1(pos + neg) / per,
                 pos.sym, neg.sym, h[key[0]], per)
@@ -80,6 +82,23 @@ def specific_resistance(ctx):
 def abs_power(ctx):
     """AbsPower: P̄ = (1/T) ∫ Σ_i |τ_i q̇_i| dt  [W] — time-averaged absolute mechanical power."""
     return _abs_energy(ctx, "abs_power", _duration(ctx))
+
+
+def electrical_energy(ctx):
+    """ElectricalEnergy: E = (1/s) ∫ Σ_i max(P_i, 0) dt  [J/m] — electrical energy the supply
+    gives per distance when the drivers do not regenerate, P_i = τ_i q̇_i / η_i + R_i i_i² with
+    the motor current i = τ / (η G K) (gaitopt.constraints.ElectricalPowerSplit's P⁺). The
+    figure a study's `energy_per_m` column reports; it prices torque on a still joint (copper
+    loss) and negative work (not returned), which absolute mechanical work does not."""
+    out = PointSum()
+    h = [pv.duration / pv.n_intervals for pv in ctx.phases]  # one object per phase (_abs_energy)
+    for key, (pos, _) in ctx.slacks.items():
+        if len(key) != 3:
+            continue
+        node = ctx.power_nodes[key]
+        out.add(("electrical_energy", key[0], node.kind), node.weight, lambda pos, h, s: h * ca.sum1(pos) / s,
+                pos.sym, h[key[0]], ctx.distance)
+    return out
 
 
 def torque_squared(ctx):
@@ -159,6 +178,7 @@ COSTS = {
     "joule_loss": joule_loss,
     "specific_resistance": specific_resistance,
     "abs_power": abs_power,
+    "electrical_energy": electrical_energy,
     "torque_squared": torque_squared,
     "torque_rate_squared": torque_rate_squared,
     "fri_stability": fri_stability,

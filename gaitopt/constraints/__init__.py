@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .base import Constraint, Context, Terrain, VariableBounds
 from .contact import ContactAtRest, ContactGround, FrictionCone, InverseDynamics, friction_rows
-from .design import ABS_POWER_COSTS, GearRatioDesign, LimbLengthDesign, PowerSplit
+from .design import ABS_POWER_COSTS, ELECTRICAL, ElectricalPowerSplit, GearRatioDesign, LimbLengthDesign, PowerSplit
 from .dynamics import Collocation
 from .junction import (CycleGauge, ForceContinuity, ImpactMap, Speed, StateContinuity, TorqueContinuity,
                        TouchdownSpeed, VelocityContinuity)
@@ -32,7 +32,7 @@ CONSTRAINTS = (
     TorqueRateLimit,
     # phase junctions and the cycle
     StateContinuity, TorqueContinuity, ImpactMap, TouchdownSpeed, VelocityContinuity, ForceContinuity,
-    Speed, PowerSplit, CycleGauge,
+    Speed, PowerSplit, ElectricalPowerSplit, CycleGauge,
 )
 
 
@@ -42,4 +42,4 @@ def active_constraints(problem, robot) -> list:
 
 
 __all__ = ["CONSTRAINTS", "Constraint", "Context", "Terrain", "VariableBounds", "active_constraints",
-           "friction_rows", "lift_off_fade", "ABS_POWER_COSTS"] + [c.__name__ for c in CONSTRAINTS]
+           "friction_rows", "lift_off_fade", "ABS_POWER_COSTS", "ELECTRICAL"] + [c.__name__ for c in CONSTRAINTS]

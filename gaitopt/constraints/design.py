@@ -2,6 +2,7 @@
 lengths and the split of joint powers into positive and negative parts."""
 from __future__ import annotations
 
+import casadi as ca
 import numpy as np
 
 from ..actuation import designed_joints
@@ -109,6 +110,8 @@ class LimbLengthDesign(Constraint):
 
 # cost terms that integrate |τ q̇| and so need the power split
 ABS_POWER_COSTS = frozenset({"specific_resistance", "abs_power"})
+# the slack pairs of the electrical power (ElectricalPowerSplit) are keyed (phase, node, ELECTRICAL)
+ELECTRICAL = "electrical"
 
 
 class PowerSplit(Constraint):
@@ -137,6 +140,48 @@ class PowerSplit(Constraint):
                              [*node.inputs, pos.sym, neg.sym])
                 ctx.slacks[key] = (pos, neg)
                 ctx.power_nodes[key] = node
+
+
+class ElectricalPowerSplit(Constraint):
+    """ElectricalPowerSplit: at every node of the rule's power quadrature, each motor's
+    electrical power P = V·i = τ q̇ / η + R i² [W], i = τ / (η G K) the motor current (the motor
+    model of the current limit and of exported electrical powers, `quantities.electrical_power`),
+    is split as P = P⁺ − P⁻ with slack variables P⁺, P⁻ ≥ 0; a cost that minimises P⁺ makes
+    it max(P, 0), the power the supply gives when the drivers do not regenerate. Active when the
+    cost has `electrical_energy`. Gears may be design variables."""
+
+    term = "electrical_power_split"
+    where = ("cycle",)
+
+    @classmethod
+    def applies(cls, problem, robot):
+        return "electrical_energy" in problem.cost
+
+    def add_cycle(self, ctx):
+        nu, act, B = len(ctx.robot.actuated), ctx.robot.actuated_index, ctx.builder
+        acts = ctx.actuators
+        # one SX object each, shared by every node (a shared input of the mapped rows)
+        inv_eta = ca.SX(np.array([1.0 / a.gear_efficiency for a in acts]))
+        copper = ca.vertcat(*[a.resistance / (a.gear_efficiency * g * a.torque_constant) ** 2
+                              for a, g in zip(acts, ctx.gears)])
+        for p, pv in enumerate(ctx.phases):
+            for node in ctx.rule.power_nodes(pv, p):
+                key = (*node.key, ELECTRICAL)
+                pos = B.var(f"Epos_{node.key}", (nu, 1), 0.0, np.inf)
+                neg = B.var(f"Eneg_{node.key}", (nu, 1), 0.0, np.inf)
+                B.con_points(self.term, pv.name, (self.term, p, node.kind), _electrical_rows(node.at, act),
+                             [*node.inputs, inv_eta, copper, pos.sym, neg.sym])
+                ctx.slacks[key] = (pos, neg)
+                ctx.power_nodes[key] = node
+
+
+def _electrical_rows(at, act):
+    """rows_of(*node inputs, 1/η, R/(η G K)², P⁺, P⁻) = τ q̇/η + R i² − (P⁺ − P⁻) at a power node."""
+    def rows(*z):
+        tau, v = at(*z[:-4])
+        inv_eta, copper = z[-4], z[-3]
+        return tau * v[act] * inv_eta + copper * tau ** 2 - (z[-2] - z[-1])
+    return rows
 
 
 def _split_rows(at, act):
