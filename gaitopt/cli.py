@@ -81,7 +81,7 @@ def _cmd_solve(args) -> int:
     print(f"gaitopt: solving {args.problem} ({problem.robot}, {sum(p.knots for p in problem.phases)} "
           f"intervals, {problem.transcription})", flush=True)
     try:
-        if problem.limb_lengths is not None:  # the Result's robot then has the optimal legs
+        if problem.limb_lengths is not None or problem.design:  # the Result's robot then has the optimal legs, gears
             from .codesign import solve
         result = solve(problem, print_level=args.print_level)
     except InputError as err:
