@@ -109,7 +109,14 @@ def _cmd_compile(args) -> int:
     problem = load_problem(args.problem, args.set)
     print(f"gaitopt: compiling the derivatives of {problem.robot}'s shared functions into {cache_dir()} "
           "(once per robot; seconds to a minute)", flush=True)
-    blocks, seconds = compile_derivatives(problem)
+    try:
+        blocks, seconds = compile_derivatives(problem)
+    except InputError as err:
+        if err.field != "solver.codegen":
+            raise
+        # this command has no solver.codegen to set: name what to fix (the compiler, the cache)
+        what = "GAITOPT_CACHE" if "cache" in err.message and "GAITOPT_CACHE" in err.message else "CC"
+        raise InputError(err.message, file=args.problem, field=f"${what}") from None
     if not blocks:
         print(f"gaitopt: nothing to compile: no shared function of {problem.robot} is large enough to gain")
         return EXIT_OK

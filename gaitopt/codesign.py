@@ -22,10 +22,14 @@ from .problem import Bounded
 
 
 def optimal_gears(result) -> dict:
-    """Design group → optimal gear ratio of a solved co-design problem ({} without design)."""
+    """Design group → optimal gear ratio of a solved co-design problem ({} without design). A
+    result read back from its directory (`load_result`: no NLP point) carries them in its
+    robot, set from trajectory.csv's design record."""
     problem = result.problem
     if not problem.design:
         return {}
+    if result.x is None or result.layout is None:
+        return {d.name: result.robot.actuators[d.joints[0]].gear_ratio for d in problem.design}
     out = {}
     for d in problem.design:
         z = float(result.layout.value(result.x, f"gear_{d.name}")[0])

@@ -128,3 +128,34 @@ def test_saved_codesign_header_and_reload_carry_the_designed_gears(designed, tmp
     back = load_result(tmp_path)
     assert all(back.robot.actuators[j].gear_ratio == pytest.approx(G, rel=1e-12) for j in JOINTS)
     np.testing.assert_allclose(back.robot.model.armature, result.robot.model.armature, rtol=1e-12)
+    assert codesign.optimal_gears(back) == {"all": pytest.approx(G, rel=1e-12)}  # it raised: no NLP point
+
+
+def test_cli_solve_of_a_gear_design_saves_the_optimal_gears(tmp_path):
+    """`gaitopt solve` of a problem with design.gear_ratio writes the robot at the optimal gear
+    (it wrote the shipped gear, so trajectory.csv, exports and verify disagreed with the cost)."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    data = yaml.safe_load(PROBLEM.read_text())
+    data["speed"] = 0.8
+    data.setdefault("constraints", {}).update(effort_limits=False, velocity_limits=False)
+    data["design"] = {"gear_ratio": {"all": {"joints": JOINTS, "min": GRID[0], "max": GRID[1]}}}
+    for ph in data["gait"]["phases"]:
+        ph["knots"] = max(2, ph["knots"] // 2)
+    path = tmp_path / "design.yaml"
+    path.write_text(yaml.safe_dump(data))
+    proc = subprocess.run([sys.executable, "-m", "gaitopt.cli", "solve", str(path), "-o", str(tmp_path / "out"),
+                           "--print-level", "0"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    from gaitopt.export import load_result
+    back = load_result(tmp_path / "out")
+    G = codesign.optimal_gears(back)["all"]
+    printed = float(proc.stdout.split("optimal gear ratios: all ")[1].split()[0])
+    assert G == pytest.approx(printed, rel=1e-3)
+    shipped = go.load_robot("biped7").actuators["left_knee"].gear_ratio
+    assert abs(G / shipped - 1) > 1e-3, G  # the check above can fail
+    m = case_metrics(back)
+    assert m["joule_loss_per_m"] == pytest.approx(back.cost, rel=0.08)

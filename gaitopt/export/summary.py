@@ -84,4 +84,8 @@ def export_summary(result, rate_hz: float = DEFAULT_RATE_HZ, cycles: int = 1, fi
         "units": "SI: rad, rad/s, N*m, A, W, J; energies per cycle, from the sampled interpolant",
         # added 2026-11-24: the model the optimiser used (trajectory.csv format 2's header keys)
         "model": model_record(result),
+        # appended 2026-11-24 (seventh session): the electrical_energy cost's figure and the
+        # path length the per-distance figures divide by (the stride is 0 for a sideways gait)
+        "electrical_energy_per_distance_J_m": energy["electrical_without_regeneration"] / s if s > 0 else float("nan"),
+        "distance_m": s,
     }
