@@ -79,15 +79,17 @@ def energy_figures(robot, t, tau, v, period: float, stride: float) -> dict:
     by the cycles they span, (t[-1] − t[0]) / period): per_cycle_J (`cycle_energies`: electrical,
     copper_loss, joule_loss, mechanical work …), joule_loss_J (the joule_loss cost's index
     ∫ Σ R (τ/(G K))² dt), abs_work_J (∫ Σ |τ ω| dt), specific_resistance (abs work / (m g
-    stride)) and mean_abs_power_W (abs work / period). The same function for the plan and the
-    replay, over the same samples."""
+    stride)), mean_abs_power_W (abs work / period) and electrical_J (electrical energy without
+    regeneration). The same function for the plan and the replay, over the same samples."""
     e = cycle_energies(robot, t, tau, v, [slice(0, len(t))])
     n = (t[-1] - t[0]) / period if len(t) > 1 else float("nan")
     per = {k: x / n for k, x in e.items()}
     work = absolute_work(per)
     return {"per_cycle_J": per, "joule_loss_J": per["joule_loss"], "abs_work_J": work,
             "specific_resistance": specific_resistance(per, robot.total_mass, stride),
-            "mean_abs_power_W": work / period}
+            "mean_abs_power_W": work / period,
+            # appended 2026-11-24 (seventh session): the electrical_energy cost's figure per cycle
+            "electrical_J": per["electrical_without_regeneration"]}
 
 
 def feedback_share(tau_sim, tau_ff, axis=None):
@@ -108,7 +110,8 @@ def _energy_report(robot, traj, series) -> dict:
     done = energy_figures(robot, t, series["tau_sim"], series["v_sim"], traj.period, traj.distance)
     return {"planned": plan, "executed": done,
             "relative_error": {k: float(_relative(done[k], plan[k])) for k in
-                               ("joule_loss_J", "abs_work_J", "specific_resistance", "mean_abs_power_W")}}
+                               ("joule_loss_J", "abs_work_J", "specific_resistance", "mean_abs_power_W",
+                                "electrical_J")}}
 
 
 def _torque_limits_report(robot, sim, series, bounds) -> dict:

@@ -77,7 +77,8 @@ def summary_text(r: dict) -> str:
                      f"{math.degrees(h['direction_error_rad']):+.2f} deg off")
     for key, label, unit in (("joule_loss_J", "Joule loss", "J"), ("abs_work_J", "absolute work", "J"),
                              ("mean_abs_power_W", "mean absolute power", "W"),
-                             ("specific_resistance", "specific resistance", "")):
+                             ("specific_resistance", "specific resistance", ""),
+                             ("electrical_J", "electrical energy (no regeneration)", "J")):
         u = f" {unit}" if unit else ""
         lines.append(f"  {label}{' per cycle' if unit == 'J' else ''}: executed {e['executed'][key]:.4g}{u} vs planned "
                      f"{e['planned'][key]:.4g}{u} ({100 * e['relative_error'][key]:+.1f} %)")
