@@ -162,8 +162,8 @@ class ElectricalPowerSplit(Constraint):
         acts = ctx.actuators
         # one SX object each, shared by every node (a shared input of the mapped rows)
         inv_eta = ca.SX(np.array([1.0 / a.gear_efficiency for a in acts]))
-        copper = ca.vertcat(*[a.resistance / (a.gear_efficiency * g * a.torque_constant) ** 2
-                              for a, g in zip(acts, ctx.gears)])
+        copper = ca.SX(ca.vertcat(*[a.resistance / (a.gear_efficiency * g * a.torque_constant) ** 2
+                                    for a, g in zip(acts, ctx.gears)]))  # (numbers alone make a DM)
         for p, pv in enumerate(ctx.phases):
             for node in ctx.rule.power_nodes(pv, p):
                 key = (*node.key, ELECTRICAL)
