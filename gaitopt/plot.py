@@ -65,10 +65,35 @@ def shade_phases(ax, traj, labels: bool = True) -> None:
         colour = PHASE_COLOURS[names.index(_base_name(p.name)) % len(PHASE_COLOURS)]
         ax.axvspan(p.t[0], p.t[-1], color=colour, alpha=0.6, lw=0, zorder=0,
                    hatch="//" if p.name.endswith(":mirrored") else None)
-        if labels:
-            ax.text(0.5 * (p.t[0] + p.t[-1]), 1.0, p.name.replace(":mirrored", "*"), transform=ax.get_xaxis_transform(),
-                    ha="center", va="bottom", fontsize=6, clip_on=False)
+    if labels:  # inside the top of the axes: above it they ran into the subplot titles
+        label_phases(ax, traj, rows=(0.98, 0.90), va="top",
+                     bbox=dict(facecolor="white", alpha=0.6, lw=0, boxstyle="square,pad=0.1"))
     ax.set_xlim(0.0, traj.period)
+
+
+PHASE_LABEL_PT = 6  # font size of the phase names
+
+
+def label_phases(ax, traj, rows=(1.0,), va="bottom", **text_kw) -> list:
+    """Name each phase at its centre on a time axis, at heights `rows` (axes fraction), a label
+    going to the first row where it clears the previous one there and left out where none has
+    room (short double-support phases side by side ran into one another). Returns the Texts."""
+    width_in = ax.get_position().width * ax.figure.get_figwidth()
+    per_char = 0.6 * PHASE_LABEL_PT / 72.0 / max(width_in, 1e-6) * traj.period  # [s] per character
+    right = [-np.inf] * len(rows)
+    out = []
+    for p in traj.phases:
+        name = p.name.replace(":mirrored", "*")
+        half = 0.5 * (len(name) + 1) * per_char
+        # at its phase's centre, moved inside the axis where it would run past an end
+        centre = float(np.clip(0.5 * (p.t[0] + p.t[-1]), half, max(half, traj.period - half)))
+        row = next((r for r in range(len(rows)) if centre - half > right[r]), None)
+        if row is None:
+            continue
+        right[row] = centre + half
+        out.append(ax.text(centre, rows[row], name, transform=ax.get_xaxis_transform(), ha="center", va=va,
+                           fontsize=PHASE_LABEL_PT, clip_on=False, **text_kw))
+    return out
 
 
 def _grid(fig, n: int, ncols: int | None = None, **kw):
@@ -423,8 +448,7 @@ def gait_diagram(result) -> Figure:
                                edgecolor="k", lw=0.5)
                 used.add(mode)
         ax.axvline(p.t[0], color="gray", lw=0.5)
-        ax.text(0.5 * (p.t[0] + p.t[-1]), 1.0, p.name.replace(":mirrored", "*"), ha="center", va="bottom",
-                fontsize=6, transform=ax.get_xaxis_transform())
+    label_phases(ax, traj)
     ax.set_yticks(range(len(feet)), feet)
     ax.set_ylim(-0.6, len(feet) - 0.4)
     ax.set_xlim(0.0, traj.period)

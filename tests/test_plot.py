@@ -100,6 +100,28 @@ def test_joint_panels_and_limits(result):
 
 
 @pytest.mark.fast
+@pytest.mark.parametrize("name", ["joint_torques", "joint_power", "joint_angles", "ground_reaction_forces",
+                                  "gait_diagram"])
+def test_phase_names_overlap_neither_each_other_nor_titles(result, name):
+    """The phase names on a time axis (`label_phases`) clear one another and the panel titles:
+    the heel–toe walk's short heel and toe phases side by side ran their names together, and the
+    names sat on the torque panels' titles."""
+    fig = P.PLOTS[name](result)
+    phases = {p.name.replace(":mirrored", "*") for p in result.trajectory.phases}
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    shown = 0
+    for ax in _visible_axes(fig):
+        boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text() in phases]
+        shown += len(boxes)
+        for i, a in enumerate(boxes):
+            assert not any(a.overlaps(b) for b in boxes[i + 1:]), (name, ax.get_title())
+        if ax.get_title() and boxes:
+            title = ax.title.get_window_extent(renderer)
+            assert not any(title.overlaps(b) for b in boxes), (name, ax.get_title())
+    assert shown > 0  # some names are drawn: the checks above can fail
+
+
 def test_gait_diagram_shows_each_contact(result):
     fig = P.gait_diagram(result)
     ax = fig.axes[0]
