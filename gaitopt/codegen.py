@@ -18,7 +18,9 @@ $XDG_CACHE_HOME/gaitopt, else ~/.cache/gaitopt. Compiler: $CC, else gcc, else cc
 written under a temporary name and renamed into place, with a SHA-256 digest beside it that is
 checked before loading: neither a half-written file of a concurrent solve nor a damaged one is
 loaded (a truncated library crashes the process that maps it); either is compiled again. A
-compiler is needed only for what the cache lacks. Measurements: docs/speed.md, "Code generation".
+library is loaded only from a directory and files of the user's own that other users cannot
+write (a cache is native code run by every solve). A compiler is needed only for what the cache
+lacks. Measurements: docs/speed.md, "Code generation".
 """
 from __future__ import annotations
 
@@ -117,6 +119,9 @@ class DerivativeCompiler:
             J, H = build()
             if not self.compile_missing or J.n_instructions() + H.n_instructions() < self.min_instructions:
                 return J, H
+            if self.cache.is_dir() and not _trusted(self.cache):
+                raise InputError(f"set GAITOPT_CACHE to a directory of your own: {self.cache} is not yours or "
+                                 "other users can write it (its libraries are never loaded)", field="solver.codegen")
             self._compile(lib, fn.name(), [_renamed(J, names[0]), _renamed(H, names[1])])
             loaded = _load(lib, names)
             if loaded is None:
@@ -170,10 +175,30 @@ def _digest_path(lib: Path) -> Path:
     return lib.with_name(lib.name + ".sha256")
 
 
+def _trusted(*paths: Path) -> bool:
+    """Whether every path is the user's own and not writable by other users: a library in the
+    cache is loaded as native code by default (`auto`), so one that someone else could have
+    written is not (the rule of ssh's StrictModes, group-writable allowed for user-private
+    groups). True where the platform has no owners to compare."""
+    if not hasattr(os, "geteuid"):
+        return True
+    import stat
+
+    uid = os.geteuid()
+    for path in paths:
+        st = os.stat(path)
+        if st.st_uid != uid or st.st_mode & stat.S_IWOTH:
+            return False
+    return True
+
+
 def _load(lib: Path, names: tuple):
-    """The library's functions, or None if it is missing or is not the file its digest names (a
-    truncated or damaged file would crash the process when loaded; it is compiled again)."""
+    """The library's functions, or None if it is missing, is not the file its digest names (a
+    truncated or damaged file would crash the process when loaded; it is compiled again) or is
+    not trusted (`_trusted`: it, its digest and the cache directory)."""
     try:
+        if not _trusted(lib.parent, lib, _digest_path(lib)):
+            return None
         if _digest_path(lib).read_text().strip() != _digest(lib):
             return None
         return tuple(ca.external(name, str(lib)) for name in names)

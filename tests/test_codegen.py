@@ -246,3 +246,26 @@ def test_auto_loads_what_the_cache_holds_and_compiles_nothing(static, tmp_path, 
     assert "(from the cache)" in loaded.summary()
     assert loaded.stats["iterations"] == symbolic.stats["iterations"]
     assert np.array_equal(loaded.x, symbolic.x)
+
+
+@needs_compiler
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid"), reason="no file owners on this platform")
+def test_a_cache_others_can_write_is_never_loaded(shared_block, tmp_path):
+    """Compiled libraries are native code that every default solve loads: from a cache directory
+    other users can write, none is loaded (the derivatives stay symbolic), and compiling into it
+    is an input error naming GAITOPT_CACHE."""
+    import os
+    import stat
+
+    cache = tmp_path / "cache"
+    shared_block.derivatives(DerivativeCompiler(cache, min_instructions=0))
+    loaded = DerivativeCompiler(cache, min_instructions=0, compile_missing=False)
+    J, H = shared_block.derivatives(loaded)
+    assert "External" in H.class_name() and loaded.compiled  # the trusted case loads it
+    os.chmod(cache, os.stat(cache).st_mode | stat.S_IWOTH)
+    auto = DerivativeCompiler(cache, min_instructions=0, compile_missing=False)
+    J, H = shared_block.derivatives(auto)
+    assert "External" not in H.class_name() and auto.compiled == []
+    with pytest.raises(InputError) as err:
+        shared_block.derivatives(DerivativeCompiler(cache, min_instructions=0))
+    assert "GAITOPT_CACHE" in str(err.value) and "other users" in str(err.value)
