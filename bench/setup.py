@@ -30,8 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def measure(problem: str, factor: float, codegen: bool = False) -> dict:
-    """{"variables", "transcribe_s", "setup_s"} of one case (CPU seconds, this process)."""
+def measure(problem: str, factor: float) -> dict:
+    """{"variables", "transcribe_s", "setup_s"} of one case (CPU seconds, this process), on the
+    default path (`solver.codegen: auto`: whatever the cache holds)."""
     import time
 
     import casadi as ca
@@ -44,10 +45,6 @@ def measure(problem: str, factor: float, codegen: bool = False) -> dict:
     from gaitopt.transcription import transcribe
 
     p = go.load_problem(problem).scaled_knots(factor)
-    if codegen:  # compiled derivatives, the cache filled before, in another process (`precompile`)
-        import dataclasses
-
-        p = p.replace(solver=dataclasses.replace(p.solver, codegen=True))
     robot = robot_of(p)
     t0 = time.process_time()
     tr = transcribe(p, robot)
@@ -72,7 +69,7 @@ def main() -> None:
     ap.add_argument("--cache", choices=["empty", "filled"], default="empty",
                     help="the default path with an empty cache, or with the robot's blocks compiled into it first")
     ap.add_argument("--codegen", action="store_true", help="the same as --cache filled")
-    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)  # PROBLEM FACTOR CODEGEN, in a child process
+    ap.add_argument("--one", nargs=3, help=argparse.SUPPRESS)  # PROBLEM FACTOR measure|precompile, in a child
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     if args.one:
@@ -82,7 +79,7 @@ def main() -> None:
 
             precompile(go.load_problem(args.one[0]))
         else:
-            print(json.dumps(measure(args.one[0], float(args.one[1]), bool(int(args.one[2])))))
+            print(json.dumps(measure(args.one[0], float(args.one[1]))))
         return
     from gaitopt.problem import shipped_problems
     files = [Path(p) for p in args.problems] if args.problems else shipped_problems()
@@ -99,7 +96,7 @@ def main() -> None:
             subprocess.run([sys.executable, __file__, "--one", str(f), "1", "precompile"], check=True, cwd=ROOT)
         cells = []
         for factor in args.factors:
-            out = subprocess.run([sys.executable, __file__, "--one", str(f), str(factor), "0"],
+            out = subprocess.run([sys.executable, __file__, "--one", str(f), str(factor), "measure"],
                                  capture_output=True, text=True, check=True, cwd=ROOT, env=env)
             cells.append(json.loads(out.stdout.strip().splitlines()[-1]))
         print(f"| {f.stem} | " + " | ".join(" / ".join(fmt.format(c[key]) for c in cells) for key, fmt in

@@ -115,7 +115,7 @@ def _cmd_compile(args) -> int:
         if err.field != "solver.codegen":
             raise
         # this command has no solver.codegen to set: name what to fix (the compiler, the cache)
-        what = "GAITOPT_CACHE" if "cache" in err.message and "GAITOPT_CACHE" in err.message else "CC"
+        what = "GAITOPT_CACHE" if "GAITOPT_CACHE" in err.message else "CC"
         raise InputError(err.message, file=args.problem, field=f"${what}") from None
     if not blocks:
         print(f"gaitopt: nothing to compile: no shared function of {problem.robot} is large enough to gain")

@@ -14,6 +14,8 @@ import warnings
 import numpy as np
 import pinocchio as pin
 
+from . import quantities as Q
+from .constraints.design import ELECTRICAL
 from .cycle import FLIP_Y, mirror_contact_name
 from .force_split import _ForceSplit
 from .nlp import force_axes, variables_from_forces
@@ -237,30 +239,31 @@ def _wrap_forces(robot, problem, f_full):
 
 
 def fill_slacks(tr, x0):
-    """Power slacks P⁺ = max(τ q̇, 0), P⁻ = max(−τ q̇, 0) consistent with x0's torques at each
-    power node (gaitopt.collocation.PowerNode): exact at knots and midpoints, linear between
+    """Power slacks P⁺ = max(P, 0), P⁻ = max(−P, 0) consistent with x0's torques at each power
+    node (gaitopt.collocation.PowerNode), P = τ q̇, or the electrical power for the pairs of
+    ElectricalPowerSplit (at the robot's gears): exact at knots and midpoints, linear between
     the knots at Hermite–Simpson's quarter points (a start value only)."""
-    act = tr.robot.actuated_index
-    acts = [tr.robot.actuators[j] for j in tr.robot.actuated]
     for key, (pos, neg) in tr.slacks.items():
-        (p, node), pv = key[:2], tr.phases[key[0]]
-        k, s = int(node), node % 1
-
-        def knot(block, j):
-            return x0[block.index[:, j]]
-        tau, v = knot(pv.tau, k), knot(pv.v, k)
-        if s:
-            tau = (1 - s) * tau + s * knot(pv.tau, k + 1)
-            v = (1 - s) * v + s * knot(pv.v, k + 1)
-        if s == 0.5:  # the midpoint's own variables where the rule has them
-            v = x0[pv.interval["v"].index[:, k]]
-            if "tau" in pv.interval:
-                tau = x0[pv.interval["tau"].index[:, k]]
-        pw = tau * v[act]
-        if len(key) == 3:  # electrical power at the robot's gears (ElectricalPowerSplit)
-            pw = np.array([w / a.gear_efficiency + a.joule_power(t) for w, t, a in zip(pw, tau, acts)])
+        tau, v = _node_state(x0, tr.phases[key[0]], key[1])
+        power = Q.electrical_power if key[2:] == (ELECTRICAL,) else Q.mechanical_power
+        pw = power(tr.robot, tau[None, :], v[None, :])[0]
         x0[pos.index.ravel()] = np.maximum(pw, 0.0)
         x0[neg.index.ravel()] = np.maximum(-pw, 0.0)
+
+
+def _node_state(x0, pv, node: float) -> tuple:
+    """(τ, v) of x0 at a power node k + s of a phase: the knot's, or linear between the knots,
+    or at a midpoint the rule's own midpoint variables where it has them."""
+    k, s = int(node), node % 1
+    tau, v = x0[pv.tau.index[:, k]], x0[pv.v.index[:, k]]
+    if s:
+        tau = (1 - s) * tau + s * x0[pv.tau.index[:, k + 1]]
+        v = (1 - s) * v + s * x0[pv.v.index[:, k + 1]]
+    if s == 0.5:
+        v = x0[pv.interval["v"].index[:, k]]
+        if "tau" in pv.interval:
+            tau = x0[pv.interval["tau"].index[:, k]]
+    return tau, v
 
 
 def same_grid(problem, trajectory) -> bool:

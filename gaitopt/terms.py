@@ -19,6 +19,7 @@ import numpy as np
 
 from .actuation import joule_coefficient
 from .collocation import point_kind
+from .constraints.design import ELECTRICAL
 from .constraints.junction import impact_here, incoming
 from .dynamics import GRAVITY
 from .point_sum import PointSum
@@ -55,19 +56,24 @@ def joule_loss(ctx):
     return out
 
 
-def _abs_energy(ctx, name: str, per):
-    """∫ Σ_i |τ_i q̇_i| dt / per as a PointSum (per: SX or number), over the nodes of the
-    rule's power quadrature (gaitopt.constraints.PowerSplit)."""
-    out = PointSum()
+def _split_nodes(ctx, tag: tuple):
+    """(phase index, h [s], PowerNode, P⁺, P⁻) of every slack pair of one power split
+    (gaitopt.constraints.PowerSplit: tag () for τ q̇, (ELECTRICAL,) for the electrical power)."""
     # one h object per phase: an input that is the same object at every point of a group is
     # one shared input of its mapped Function (gaitopt.assembly), not a per-point expression
     h = [pv.duration / pv.n_intervals for pv in ctx.phases]
     for key, (pos, neg) in ctx.slacks.items():
-        if len(key) != 2:  # another split's pair (ElectricalPowerSplit)
-            continue
-        node = ctx.power_nodes[key]
-        out.add((name, key[0], node.kind), node.weight, lambda pos, neg, h, per: h * ca.sum1(pos + neg) / per,
-                pos.sym, neg.sym, h[key[0]], per)
+        if key[2:] == tag:
+            yield key[0], h[key[0]], ctx.power_nodes[key], pos, neg
+
+
+def _abs_energy(ctx, name: str, per):
+    """∫ Σ_i |τ_i q̇_i| dt / per as a PointSum (per: SX or number), over the nodes of the
+    rule's power quadrature (gaitopt.constraints.PowerSplit)."""
+    out = PointSum()
+    for p, h, node, pos, neg in _split_nodes(ctx, ()):
+        out.add((name, p, node.kind), node.weight, lambda pos, neg, h, per: h * ca.sum1(pos + neg) / per,
+                pos.sym, neg.sym, h, per)
     return out
 
 
@@ -91,13 +97,9 @@ def electrical_energy(ctx):
     figure a study's `energy_per_m` column reports; it prices torque on a still joint (copper
     loss) and negative work (not returned), which absolute mechanical work does not."""
     out = PointSum()
-    h = [pv.duration / pv.n_intervals for pv in ctx.phases]  # one object per phase (_abs_energy)
-    for key, (pos, _) in ctx.slacks.items():
-        if len(key) != 3:
-            continue
-        node = ctx.power_nodes[key]
-        out.add(("electrical_energy", key[0], node.kind), node.weight, lambda pos, h, s: h * ca.sum1(pos) / s,
-                pos.sym, h[key[0]], ctx.distance)
+    for p, h, node, pos, _ in _split_nodes(ctx, (ELECTRICAL,)):
+        out.add(("electrical_energy", p, node.kind), node.weight, lambda pos, h, s: h * ca.sum1(pos) / s,
+                pos.sym, h, ctx.distance)
     return out
 
 

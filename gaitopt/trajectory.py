@@ -163,13 +163,12 @@ class Trajectory:
         (t (T,), {q, v, a, tau, f: arrays with a leading time axis}, spans: a slice per phase
         for `gaitopt.energy.phase_integral`). Each phase's grid is closed (its own end knots), so
         a quantity that jumps at a junction is integrated on both sides of it."""
+        from .energy import phase_spans  # here: energy's imports (CasADi) stay off the reading path
+
         grids = [np.linspace(p.t[0], p.t[-1], per_interval * (len(p.t) - 1) + 1) for p in self.phases]
         samples = [self.sample_phase(p.name, g) for p, g in zip(self.phases, grids)]
-        spans, start = [], 0
-        for g in grids:
-            spans.append(slice(start, start + len(g)))
-            start += len(g)
-        return np.concatenate(grids), {k: np.concatenate([s[k] for s in samples]) for k in samples[0]}, spans
+        return (np.concatenate(grids), {k: np.concatenate([s[k] for s in samples]) for k in samples[0]},
+                phase_spans(len(g) for g in grids))
 
     def sample_phase(self, name: str, t) -> dict:
         """Like sample, but times inside the named phase (the phase's own knots at its ends)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from ..actuation import designed_joints
+from ..actuation import designed_joints, joule_coefficient
 from ..errors import InputError
 from ..limb_lengths import LimbDynamics, leg_of, leg_scales
 from .base import Constraint
@@ -120,29 +120,44 @@ class PowerSplit(Constraint):
     of an interval for Hermite–Simpson, each exact for τ·q̇ on the rule's interpolant), each
     actuated joint's power is split as τ q̇ = P⁺ − P⁻ [W] with slack variables P⁺, P⁻ ≥ 0; a
     cost that minimises P⁺ + P⁻ makes it |τ q̇| at the optimum without abs() (nonsmooth).
-    Active when the cost has an absolute-power term."""
+    Active when the cost has an absolute-power term. Its slack pairs are keyed (phase, node) +
+    `tag` in ctx.slacks and ctx.power_nodes."""
 
     term = "power_split"
     where = ("cycle",)
+    prefix = "P"  # of the slack variables' names
+    tag: tuple = ()
 
     @classmethod
     def applies(cls, problem, robot):
         return any(name in ABS_POWER_COSTS for name in problem.cost)
 
+    def parameters(self, ctx) -> list:
+        """SX inputs the rows read besides the node's and the slacks (one object each, shared by
+        every node: a shared input of the mapped rows)."""
+        return []
+
+    @staticmethod
+    def power(tau, v, *parameters):
+        """The split power at a node [W] from τ (nu,) and the actuated joints' q̇ (nu,)."""
+        return tau * v
+
     def add_cycle(self, ctx):
         nu, act, B = len(ctx.robot.actuated), ctx.robot.actuated_index, ctx.builder
+        params = self.parameters(ctx)
         for p, pv in enumerate(ctx.phases):
             for node in ctx.rule.power_nodes(pv, p):
-                key = node.key
-                pos = B.var(f"Ppos_{key}", (nu, 1), 0.0, np.inf)
-                neg = B.var(f"Pneg_{key}", (nu, 1), 0.0, np.inf)
-                B.con_points(self.term, pv.name, (self.term, p, node.kind), _split_rows(node.at, act),
-                             [*node.inputs, pos.sym, neg.sym])
+                key = (*node.key, *self.tag)
+                pos = B.var(f"{self.prefix}pos_{node.key}", (nu, 1), 0.0, np.inf)
+                neg = B.var(f"{self.prefix}neg_{node.key}", (nu, 1), 0.0, np.inf)
+                B.con_points(self.term, pv.name, (self.term, p, node.kind),
+                             _split_rows(node.at, act, self.power, len(params)),
+                             [*node.inputs, *params, pos.sym, neg.sym])
                 ctx.slacks[key] = (pos, neg)
                 ctx.power_nodes[key] = node
 
 
-class ElectricalPowerSplit(Constraint):
+class ElectricalPowerSplit(PowerSplit):
     """ElectricalPowerSplit: at every node of the rule's power quadrature, each motor's
     electrical power P = V·i = τ q̇ / η + R i² [W], i = τ / (η G K) the motor current (the motor
     model of the current limit and of exported electrical powers, `quantities.electrical_power`),
@@ -151,42 +166,30 @@ class ElectricalPowerSplit(Constraint):
     cost has `electrical_energy`. Gears may be design variables."""
 
     term = "electrical_power_split"
-    where = ("cycle",)
+    prefix = "E"
+    tag = (ELECTRICAL,)
 
     @classmethod
     def applies(cls, problem, robot):
         return "electrical_energy" in problem.cost
 
-    def add_cycle(self, ctx):
-        nu, act, B = len(ctx.robot.actuated), ctx.robot.actuated_index, ctx.builder
+    def parameters(self, ctx):
         acts = ctx.actuators
-        # one SX object each, shared by every node (a shared input of the mapped rows)
         inv_eta = ca.SX(np.array([1.0 / a.gear_efficiency for a in acts]))
-        copper = ca.SX(ca.vertcat(*[a.resistance / (a.gear_efficiency * g * a.torque_constant) ** 2
-                                    for a, g in zip(acts, ctx.gears)]))  # (numbers alone make a DM)
-        for p, pv in enumerate(ctx.phases):
-            for node in ctx.rule.power_nodes(pv, p):
-                key = (*node.key, ELECTRICAL)
-                pos = B.var(f"Epos_{node.key}", (nu, 1), 0.0, np.inf)
-                neg = B.var(f"Eneg_{node.key}", (nu, 1), 0.0, np.inf)
-                B.con_points(self.term, pv.name, (self.term, p, node.kind), _electrical_rows(node.at, act),
-                             [*node.inputs, inv_eta, copper, pos.sym, neg.sym])
-                ctx.slacks[key] = (pos, neg)
-                ctx.power_nodes[key] = node
+        # R i² = R (τ/(η G K))²: the Joule index's coefficient over η² (numbers alone make a DM)
+        copper = ca.SX(ca.vertcat(*[joule_coefficient(a, g) / a.gear_efficiency ** 2
+                                    for a, g in zip(acts, ctx.gears)]))
+        return [inv_eta, copper]
+
+    @staticmethod
+    def power(tau, v, inv_eta, copper):
+        return tau * v * inv_eta + copper * tau ** 2
 
 
-def _electrical_rows(at, act):
-    """rows_of(*node inputs, 1/η, R/(η G K)², P⁺, P⁻) = τ q̇/η + R i² − (P⁺ − P⁻) at a power node."""
+def _split_rows(at, act, power, n_parameters: int):
+    """rows_of(*node inputs, *parameters, P⁺, P⁻) = power(τ, q̇, *parameters) − (P⁺ − P⁻) at a
+    power node."""
     def rows(*z):
-        tau, v = at(*z[:-4])
-        inv_eta, copper = z[-4], z[-3]
-        return tau * v[act] * inv_eta + copper * tau ** 2 - (z[-2] - z[-1])
-    return rows
-
-
-def _split_rows(at, act):
-    """rows_of(*node inputs, P⁺, P⁻) = τ q̇ − (P⁺ − P⁻) at a power node."""
-    def rows(*z):
-        tau, v = at(*z[:-2])
-        return tau * v[act] - (z[-2] - z[-1])
+        tau, v = at(*z[:-2 - n_parameters])
+        return power(tau, v[act], *z[-2 - n_parameters:-2]) - (z[-2] - z[-1])
     return rows
