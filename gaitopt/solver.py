@@ -142,10 +142,21 @@ def _buffer(view, n: int) -> np.ndarray:
     return np.zeros(n) if view is None else np.frombuffer(view, dtype=float)
 
 
+def _one_blas_thread() -> None:
+    """OMP_NUM_THREADS=1 unless the user set it, before CasADi first loads IPOPT's plugin.
+
+    The KKT systems here are small (10³–10⁴ rows): BLAS/OpenMP threads in MUMPS only spin and
+    steal the other core (more CPU for the same wall time alone, and much slower solves when
+    tests or studies run side by side: docs/speed.md). The plugin's OpenBLAS reads the variable
+    once, when it loads: whichever of the option check and the solve comes first must set it."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
 def check_ipopt_options(options: dict) -> list:
     """[(name, reason)] for each option IPOPT rejects (unknown name, wrong type or value), found
     by setting it alone on a one-variable NLP, so that a problem file's bad option is reported
     by name instead of as CasADi's 'type mismatch' when the gait NLP is built."""
+    _one_blas_thread()  # this loads IPOPT's plugin when a problem sets options
     x = ca.SX.sym("x")
     bad = []
     for name, value in options.items():
@@ -210,11 +221,7 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     Stats: iterations, wall and CPU time, time in function/derivative evaluations vs in IPOPT,
     setup time, NLP size.
     """
-    # The KKT systems here are small (10³–10⁴ rows): BLAS/OpenMP threads in MUMPS only spin and
-    # steal the other core (more CPU for the same wall time alone, and much slower solves when
-    # tests or studies run side by side: docs/speed.md). Read when IPOPT's libraries load; a
-    # value the user set is kept.
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    _one_blas_thread()
     t0 = time.perf_counter()
     ipopt = ipopt_options(linear_solver, print_level, options)
     opts = {"ipopt": ipopt, "print_time": False, "error_on_fail": False}
