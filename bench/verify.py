@@ -15,6 +15,7 @@ from pathlib import Path
 import gaitopt as go
 from gaitopt import verify
 from gaitopt.problem import shipped_problems
+from gaitopt.verify.judge import FIGURE_NAMES
 from gaitopt.verify.perturb import PerturbationRanges, perturbed_replays
 
 # one perturbation at a time (--one-factor): the default range of one, the others off
@@ -38,9 +39,11 @@ def _energy_row(name: str, scale: float, r: dict) -> str:
 
 
 def _readme_row(name: str, r: dict) -> str:
+    """The gait's row: each energy figure its cost priced (the ones judged), planned → executed."""
     e, lim = r["energy"], r["torque"]["limits"]
-    return (f"| {name} | {e['planned']['joule_loss_J']:.3g} → {e['executed']['joule_loss_J']:.3g} "
-            f"({100 * e['relative_error']['joule_loss_J']:+.0f} %) | {r['feedback_share']['all']:.2f} | "
+    judged = "; ".join(f"{FIGURE_NAMES[k]} {e['planned'][k]:.3g} → {e['executed'][k]:.3g} "
+                       f"({100 * e['relative_error'][k]:+.0f} %)" for k in e["judged"])
+    return (f"| {name} | {judged} | {r['feedback_share']['all']:.2f} | "
             f"{max(x['peak_simulated_over_limit'] for x in lim.values()):.2f} | {'yes' if r['verified'] else 'no'} |")
 
 
@@ -94,13 +97,14 @@ def main() -> None:
                                                                cycles=args.cycles)))
             if args.one_factor and scale == args.scales[-1]:
                 factors.append(_factor_row(path.stem, result, args.one_factor, args.seed, args.cycles))
-    print("\nREADME.md (Joule loss per cycle [J] planned → executed; peak |τ| / limit of the worst joint)")
-    print("| gait | Joule loss [J/cycle] | feedback share | peak τ / limit | verified |")
+    print("\nREADME.md (the energy figures each cost priced, per cycle [J], planned → executed; peak |τ| / limit of "
+          "the worst joint)")
+    print("| gait | judged energy [J/cycle] | feedback share | peak τ / limit | verified |")
     print("|---|---|---|---|---|")
     print("\n".join(readme))
     if perturbed:
         print(f"\nperturbed replays (seed {args.seed}, {args.cycles} cycles, knots × {args.scales[-1]:g}): walked = no "
-              "fall, no slip, distance within 10 %; verified = also Joule loss within 10 %; Joule loss executed vs "
+              "fall, no slip, distance within 10 %; verified = also the energy its cost priced within 10 %; Joule loss executed vs "
               "planned over the runs that did not fall: mean ± std (min … max); mean feedback share")
         print("| gait | runs | walked | verified | Joule loss vs plan | feedback share |")
         print("|---|---|---|---|---|---|")

@@ -5,6 +5,8 @@ import json
 import math
 from pathlib import Path
 
+from .judge import FIGURE_NAMES
+
 REPORT_FILE = "verify.json"
 PLOT_FILE = "verify.png"
 
@@ -36,10 +38,11 @@ def plot_replay(rep: Replay):
     _compare(axes[1, 1], t, s["force_sim"][:, :, 2], s["force_plan"][:, :, 2], s["feet"], "N",
              "foot vertical force", lw=0.8)
     r = rep.report
+    e, key = r["energy"], r["energy"]["judged"][0]  # the figure the plan's cost priced
     fig.suptitle(f"{r['robot']}: {'VERIFIED' if r['verified'] else 'FAILED: ' + '; '.join(r['failures'])}\n"
                  f"distance {r['distance']['simulated_m']:.3f} m simulated vs {r['distance']['planned_m']:.3f} m "
-                 f"planned, torque RMS difference {r['torque']['rms_difference_all_Nm']:.3g} N·m, Joule loss "
-                 f"{r['energy']['executed']['joule_loss_J']:.3g} J executed vs {r['energy']['planned']['joule_loss_J']:.3g} J "
+                 f"planned, torque RMS difference {r['torque']['rms_difference_all_Nm']:.3g} N·m, {FIGURE_NAMES[key]} "
+                 f"{e['executed'][key]:.3g} J executed vs {e['planned'][key]:.3g} J "
                  f"planned per cycle, feedback share {r['feedback_share']['all']:.2f}", fontsize=9)
     return fig
 
@@ -80,8 +83,9 @@ def summary_text(r: dict) -> str:
                              ("specific_resistance", "specific resistance", ""),
                              ("electrical_J", "electrical energy (no regeneration)", "J")):
         u = f" {unit}" if unit else ""
+        judged = " (judged: the cost priced it)" if key in e.get("judged", ()) else ""
         lines.append(f"  {label}{' per cycle' if unit == 'J' else ''}: executed {e['executed'][key]:.4g}{u} vs planned "
-                     f"{e['planned'][key]:.4g}{u} ({100 * e['relative_error'][key]:+.1f} %)")
+                     f"{e['planned'][key]:.4g}{u} ({100 * e['relative_error'][key]:+.1f} %){judged}")
     lines.append(f"  feedback share of joint torque (|τ_fb| RMS / |τ| RMS): {r['feedback_share']['all']:.2f}")
     if worst is not None:
         lines.append(f"  peak torque / limit: {lim[worst]['peak_simulated_over_limit']:.2f} simulated "

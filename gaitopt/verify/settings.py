@@ -66,7 +66,8 @@ class ReplaySettings:
     fall_height_fraction: the base
     has fallen when its height above the ground drops below this × the plan's lowest;
     fall_tilt: or when |pitch| or |roll| exceeds the plan's largest by this [rad];
-    energy_rtol: |executed − planned| / planned Joule loss per cycle (None: not judged).
+    energy_rtol: |executed − planned| / planned per cycle, for each energy figure the plan's cost
+    priced (gaitopt.verify.judge.judged_figures; None: not judged).
     """
 
     timestep: float = 5e-4
