@@ -114,7 +114,10 @@ class DerivativeCompiler:
         key = library_key(fn)
         lib = self.cache / f"{fn.name()}_{key}.so"
         names = (f"gaitopt_jac_{key}", f"gaitopt_hess_{key}")
-        loaded = _load(lib, names)
+        loaded, why = _load(lib, names)
+        if why is not None and self.report is not None:  # present but refused: say why it is slower
+            then = "compiling it again" if self.compile_missing else "`gaitopt compile PROBLEM` compiles it again"
+            self.report(f"the compiled derivatives of {fn.name()} in {lib} are not used ({why}); {then}")
         if loaded is None:
             J, H = build()
             if not self.compile_missing or J.n_instructions() + H.n_instructions() < self.min_instructions:
@@ -123,9 +126,9 @@ class DerivativeCompiler:
                 raise InputError(f"set GAITOPT_CACHE to a directory of your own: {self.cache} is not yours or "
                                  "other users can write it (its libraries are never loaded)", field="solver.codegen")
             self._compile(lib, fn.name(), [_renamed(J, names[0]), _renamed(H, names[1])])
-            loaded = _load(lib, names)
+            loaded, why = _load(lib, names)
             if loaded is None:
-                raise InputError(f"the library compiled for {fn.name()} ({lib}) does not load",
+                raise InputError(f"the library compiled for {fn.name()} ({lib}) does not load ({why})",
                                  field="solver.codegen")
         self.compiled.append(fn.name())
         return loaded
@@ -192,18 +195,24 @@ def _trusted(*paths: Path) -> bool:
     return True
 
 
-def _load(lib: Path, names: tuple):
-    """The library's functions, or None if it is missing, is not the file its digest names (a
-    truncated or damaged file would crash the process when loaded; it is compiled again) or is
-    not trusted (`_trusted`: it, its digest and the cache directory)."""
+def _load(lib: Path, names: tuple) -> tuple:
+    """(the library's functions, None), or (None, why) if it is not used: None when it is
+    missing, else the reason: it is not the file its digest names (a truncated or damaged file
+    would crash the process when loaded; it is compiled again), it is not trusted (`_trusted`:
+    it, its digest and the cache directory) or it does not load."""
+    digest = _digest_path(lib)
+    if not lib.is_file():
+        return None, None
     try:
-        if not _trusted(lib.parent, lib, _digest_path(lib)):
-            return None
-        if _digest_path(lib).read_text().strip() != _digest(lib):
-            return None
-        return tuple(ca.external(name, str(lib)) for name in names)
-    except (OSError, RuntimeError):
-        return None
+        if not _trusted(lib.parent, lib, digest):
+            return None, "it, its digest or the cache directory is not yours or other users can write it"
+        if digest.read_text().strip() != _digest(lib):
+            return None, "it does not match its digest: damaged or changed since it was compiled"
+        return tuple(ca.external(name, str(lib)) for name in names), None
+    except OSError as err:
+        return None, f"{err.strerror or err}: {err.filename or lib}"
+    except RuntimeError as err:
+        return None, str(err).strip().splitlines()[-1] if str(err).strip() else "CasADi cannot load it"
 
 
 def _renamed(fn: ca.Function, name: str) -> ca.Function:

@@ -269,3 +269,21 @@ def test_a_cache_others_can_write_is_never_loaded(shared_block, tmp_path):
     with pytest.raises(InputError) as err:
         shared_block.derivatives(DerivativeCompiler(cache, min_instructions=0))
     assert "GAITOPT_CACHE" in str(err.value) and "other users" in str(err.value)
+
+
+def test_auto_says_why_a_damaged_library_is_not_used(shared_block, tmp_path):
+    """`auto` with a damaged library falls back to the symbolic derivatives (as fast to get
+    right, slower to run) and says so in one line naming the file and the remedy; a missing
+    library is the normal case and says nothing."""
+    said = []
+    shared_block.derivatives(DerivativeCompiler(tmp_path, min_instructions=0, compile_missing=False,
+                                                report=said.append))
+    assert said == []  # nothing cached yet: silent
+    shared_block.derivatives(DerivativeCompiler(tmp_path, min_instructions=0))
+    (lib,) = tmp_path.glob("*.so")
+    lib.write_bytes(lib.read_bytes()[:4096])
+    auto = DerivativeCompiler(tmp_path, min_instructions=0, compile_missing=False, report=said.append)
+    J, H = shared_block.derivatives(auto)
+    assert "External" not in H.class_name() and auto.compiled == []
+    [line] = said
+    assert str(lib) in line and "does not match its digest" in line and "gaitopt compile" in line
