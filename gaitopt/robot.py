@@ -147,7 +147,7 @@ def _load_robot(name_or_path, base, search) -> Robot:
     locked = {}
     for j in locked_f.data:
         if j not in joint_names:
-            raise locked_f.error(str(j), "not a joint of the URDF", _allowed_names(joint_names))
+            raise locked_f.error(str(j), "not a joint of the URDF", _allowed_names(joint_names, near=j))
         locked[j] = number(locked_f, j)
         jm = full.joints[full.getJointId(j)]
         if jm.nq == 1:
@@ -181,7 +181,7 @@ def _load_robot(name_or_path, base, search) -> Robot:
     passive = f.sequence("passive", [])
     for j in passive:
         if not isinstance(j, str) or j not in movable:
-            raise f.error("passive", f"{_short_repr(j, 60)} is not a joint of the model", _allowed_names(movable))
+            raise f.error("passive", f"{_short_repr(j, 60)} is not a joint of the model", _allowed_names(movable, near=j))
     actuated = [j for j in movable if j not in passive]
 
     feet, contacts = _feet(f, model)
@@ -211,7 +211,7 @@ def _override_limits(f: Fields, model: pin.Model) -> None:
     names = list(model.names)[1:]
     for j in lim.data:
         if j not in names:
-            raise lim.error(str(j), "not a joint of the model (locked joints have no limits)", _allowed_names(names))
+            raise lim.error(str(j), "not a joint of the model (locked joints have no limits)", _allowed_names(names, near=j))
         jf = lim.mapping(j, allowed=["lower", "upper", "velocity", "effort"])
         jid = model.getJointId(j)
         iq, iv = model.joints[jid].idx_q, model.joints[jid].idx_v
@@ -273,6 +273,7 @@ def _feet(f: Fields, model: pin.Model):
     if not feet_f.data:
         raise f.error("feet", "a robot needs at least one foot")
     frame_names = [fr.name for fr in model.frames]
+    size = _reach(model)
     feet, contacts = {}, []
     for foot in feet_f.data:
         if not isinstance(foot, str) or not foot:
@@ -299,8 +300,21 @@ def _feet(f: Fields, model: pin.Model):
         else:
             raise feet_f.error(str(foot), "give either `point` or both `heel` and `toe`", ["frame", "point", "heel", "toe"])
         ff.done(["frame", "point", "heel", "toe"])
+        for c in contacts[-len(names):]:
+            if np.linalg.norm(c.point) > size:  # millimetres typed as metres, most often
+                raise ff.error(c.role if kind == "heel_toe" else "point",
+                               f"is {np.linalg.norm(c.point):.3g} m from the frame {frame}, farther than any frame of "
+                               f"the robot is from its base ({size:.3g} m): give it in metres, in the frame's axes")
         feet[str(foot)] = Foot(str(foot), frame, kind, names)
     return feet, contacts
+
+
+def _reach(model: pin.Model) -> float:
+    """The largest distance [m] of any frame from the base in the neutral configuration, at
+    least 0.1 m: no foot point lies farther from its frame."""
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, pin.neutral(model))
+    return max(0.1, max(float(np.linalg.norm(f.translation)) for f in data.oMf))
 
 
 def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
@@ -321,7 +335,7 @@ def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
         for j in (a, b):
             if not isinstance(j, str) or j not in coord[len(BASE_COORDINATES[base]):]:
                 raise mf.error("joints", f"{_short_repr(j, 60)} is not a joint of the model (locked joints are "
-                               "left out)", _allowed_names(coord[len(BASE_COORDINATES[base]):]))
+                               "left out)", _allowed_names(coord[len(BASE_COORDINATES[base]):], near=j))
         ia, ib = coord.index(a), coord.index(b)
         perm[ia], perm[ib] = ib, ia
     for j in mf.sequence("flip", []):
@@ -330,7 +344,7 @@ def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
         if j not in coord:
             if j in all_joints:
                 continue  # a flipped joint may be locked in a reduced variant
-            raise mf.error("flip", f"{_short_repr(j, 60)} is not a joint of the URDF", _allowed_names(all_joints))
+            raise mf.error("flip", f"{_short_repr(j, 60)} is not a joint of the URDF", _allowed_names(all_joints, near=j))
         sign[coord.index(j)] *= -1.0
     foot_pairs = {}
     for pair in mf.sequence("feet", []):
@@ -379,7 +393,7 @@ def _actuators(f: Fields, actuated):
     out = {}
     for j in per_joint.data:
         if j not in actuated:
-            raise per_joint.error(str(j), "not an actuated joint", _allowed_names(actuated))
+            raise per_joint.error(str(j), "not an actuated joint", _allowed_names(actuated, near=j))
     for j in actuated:
         vals = read(per_joint.mapping(j, allowed=ACTUATOR_FIELDS), base_vals) if per_joint.has(j) else base_vals
         missing = [k for k in ("resistance", "torque_constant", "voltage", "current_limit", "gear_ratio")
@@ -401,7 +415,7 @@ def _kinematics(f: Fields, coord) -> dict:
         out["knees"] = {}
         for joint in knees.data:
             if joint not in coord:
-                raise knees.error(str(joint), "unknown joint", allowed=_allowed_names(coord))
+                raise knees.error(str(joint), "unknown joint", allowed=_allowed_names(coord, near=joint))
             k = knees.mapping(joint, allowed=["bend", "straight"])
             bend = k.raw("bend")
             if isinstance(bend, bool) or bend not in (1, -1):
@@ -427,7 +441,7 @@ def _standing(f: Fields, model, coord, base, contacts):
     jf = sf.mapping("joints", {})
     for j in jf.data:
         if j not in coord:
-            raise jf.error(str(j), "not a coordinate of the model", _allowed_names(coord))
+            raise jf.error(str(j), "not a coordinate of the model", _allowed_names(coord, near=j))
         i = coord.index(j)
         q[i] = number(jf, j)
         lo, hi = model.lowerPositionLimit[i], model.upperPositionLimit[i]

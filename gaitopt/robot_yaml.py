@@ -40,11 +40,18 @@ def _short_repr(value, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _allowed_names(names, limit: int = 12) -> str | None:
-    """An `allowed` text for InputError: the names, cut after `limit` so the line stays short."""
+def _allowed_names(names, limit: int = 12, near=None) -> str | None:
+    """An `allowed` text for InputError: the names, cut after `limit` so the line stays short;
+    with `near` (what the user typed), the names closest to it first, so that the one meant is
+    not among those cut."""
     names = [str(n) for n in names]
     if not names:
         return None
+    if near is not None and len(names) > limit:
+        import difflib
+
+        close = difflib.get_close_matches(str(near), names, n=limit // 2, cutoff=0.5)
+        names = close + [n for n in names if n not in close]
     if len(names) <= limit:
         return ", ".join(names)
     return ", ".join(names[:limit]) + f", ... ({len(names)} in all)"

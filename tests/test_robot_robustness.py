@@ -161,6 +161,26 @@ def test_exponent_without_dot_in_robot_yaml(robot_dir):
     assert all(a.gear_ratio == 66.0 for a in robot.actuators.values())
 
 
+def test_foot_point_in_millimetres(robot_dir):
+    """A foot point typed in millimetres is refused at robot.yaml's field, not later as a base
+    held metres above the ground that the problem's feet cannot reach (a new user's trial)."""
+    data = _data(robot_dir)
+    _set(data, "feet.left.toe", [105.0, 0.0, -31.2])
+    _write(robot_dir, data)
+    _assert_input_error(robot_dir, "feet.left.toe", contains="give it in metres")
+
+
+def test_a_mistyped_name_lists_the_closest_names_first():
+    """Allowed lists are cut after 12 names: a typo of an 18-coordinate robot's last joint listed
+    the base coordinates and cut the name meant (a new user's trial)."""
+    from gaitopt.robot_yaml import _allowed_names
+    coord = ["base_x", "base_y", "base_z", "base_yaw", "base_pitch", "base_roll"] + [
+        f"{leg}_{j}" for leg in ("FL", "FR", "HL", "HR") for j in ("hip_roll", "hip_pitch", "knee")]
+    text = _allowed_names(coord, near="HR_kne")
+    assert text.startswith("HR_knee, ") and text.endswith("(18 in all)")
+    assert "HR_knee" not in _allowed_names(coord)  # without the typo: the first 12, as before
+
+
 def test_the_copy_loads(robot_dir):
     robot = gaitopt.load_robot(robot_dir)
     assert robot.name == "biped7" and robot.folder == robot_dir.resolve()
