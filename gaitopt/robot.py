@@ -398,10 +398,33 @@ def _actuators(f: Fields, actuated):
         vals = read(per_joint.mapping(j, allowed=ACTUATOR_FIELDS), base_vals) if per_joint.has(j) else base_vals
         missing = [k for k in ("resistance", "torque_constant", "voltage", "current_limit", "gear_ratio")
                    if k not in vals]
-        if missing:
-            raise af.error(f"joints.{j}", f"missing actuator data {missing}", ACTUATOR_FIELDS)
+        if missing:  # named where they would go: the joint's own entry if it has one, else default
+            where, whom = (f"joints.{j}", "") if per_joint.has(j) else ("default", f" (joint {j} has no entry of its own)")
+            raise af.error(where, f"missing actuator data {missing}{whom}", ACTUATOR_FIELDS)
         out[j] = Actuator(**vals)
+    _warn_if_stalled(out, f.file)
     return out, reflected
+
+
+def _warn_if_stalled(actuators: dict, source) -> None:
+    """One warning when, for some joints, the supply voltage cannot drive a tenth of the current
+    limit through the winding (stall current V/R): consistent data have V/R near or above the
+    limit; far below it, a resistance given in mΩ or a voltage in mV is the usual cause, and the
+    solve then fails as infeasible after hundreds of iterations (a new user's trial: R 300 for 0.3)."""
+    ratio = {j: a.voltage / a.resistance / a.current_limit for j, a in actuators.items()}
+    stalled = [j for j, r in ratio.items() if r < 0.1]
+    if not stalled:
+        return
+    import warnings
+
+    j = min(stalled, key=ratio.get)
+    a = actuators[j]
+    stall = a.voltage / a.resistance
+    others = f" and {len(stalled) - 1} other joints" if len(stalled) > 1 else ""
+    warnings.warn(f"{source}: actuators: joint {j}{others}: the stall current voltage / resistance = {stall:.3g} A is "
+                  f"{100 * ratio[j]:.2g} % of the current_limit {a.current_limit:.3g} A, so the motor gives at most "
+                  f"{a.gear_efficiency * a.gear_ratio * a.torque_constant * stall:.3g} N·m: check the units "
+                  "(resistance in Ω, voltage in V)", stacklevel=2)
 
 
 def _kinematics(f: Fields, coord) -> dict:

@@ -216,7 +216,7 @@ BAD = {
     "mirror_feet_unknown": ("feet: [[left, right]]", "feet: [[left, middle]]", "mirror.feet"),
     "unknown_actuator_field": ("    torque_constant: 0.05", "    torque_const: 0.05", "actuators.default.torque_const"),
     "actuator_field_not_a_number": ("    voltage: 24.0", "    voltage: high", "actuators.default.voltage"),
-    "actuator_field_missing": ("    gear_ratio: 50.0\n", "", "actuators.joints.left_hip"),
+    "actuator_field_missing": ("    gear_ratio: 50.0\n", "", "actuators.default"),  # no joint entry of its own
     "missing_urdf_key": ("urdf: toy.urdf\n", "", "urdf"),
     "urdf_not_found": ("urdf: toy.urdf", "urdf: nothere.urdf", "urdf"),
     "name_not_folder": ("name: toy", "name: other", "name"),

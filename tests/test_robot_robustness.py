@@ -181,6 +181,33 @@ def test_a_mistyped_name_lists_the_closest_names_first():
     assert "HR_knee" not in _allowed_names(coord)  # without the typo: the first 12, as before
 
 
+def test_missing_default_actuator_data_is_named_at_default(robot_dir):
+    """Data missing from `default` for a joint without an entry of its own is named there, not
+    at actuators.joints.JOINT, a key the file does not have."""
+    data = _data(robot_dir)
+    _set(data, "actuators.default.torque_constant", DELETE)
+    _write(robot_dir, data)
+    err = _assert_input_error(robot_dir, "actuators.default", contains="torque_constant")
+    assert "joints." not in err.field
+
+
+def test_resistance_in_milliohms_warns(robot_dir):
+    """A winding resistance 1000× too large (mΩ typed as Ω) leaves the motors a stall torque far
+    below their limits: one warning naming the file, a joint and the units; shipped data none."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the shipped numbers: no warning
+        gaitopt.load_robot(robot_dir)
+    data = _data(robot_dir)
+    _set(data, "actuators.default.resistance", 6300.0)
+    _write(robot_dir, data)
+    with pytest.warns(UserWarning) as caught:
+        gaitopt.load_robot(robot_dir)
+    [w] = [c for c in caught if "stall current" in str(c.message)]
+    text = str(w.message)
+    assert "robot.yaml" in text and "and 5 other joints" in text and "resistance in Ω" in text
+
+
 def test_the_copy_loads(robot_dir):
     robot = gaitopt.load_robot(robot_dir)
     assert robot.name == "biped7" and robot.folder == robot_dir.resolve()
