@@ -23,6 +23,7 @@ def check_problem(problem, robot) -> None:
     _flight_without_floating_base(problem, robot, schedule)
     _period_against_stride_and_speed(problem)
     _stance_out_of_reach(problem, robot, schedule)
+    _clearance_out_of_reach(problem, robot, schedule)
 
 
 def _advances(problem) -> bool:
@@ -68,31 +69,65 @@ def _period_against_stride_and_speed(problem) -> None:
                          file=problem.source, field="speed")
 
 
-def _stance_out_of_reach(problem, robot, schedule) -> None:
-    """A foot in stance must reach the ground from some base height of the height band: the
-    band and the foot's vertical range below the base must overlap (with the attitude band's
-    tilt of the foot's lever arm as slack)."""
+def _vertical_reach(problem, robot):
+    """(base height band (lo, hi) [m], {foot: (lo, hi) depth below the base it reaches [m]},
+    {foot: slack [m] the attitude band's tilt gives its standing lever arm}, {foot: the largest
+    horizontal distance [m] of its range from the base}, the largest tilt [rad]), or None
+    without a floating base or a height band."""
     if "base_z" not in robot.base_coordinates:
-        return
+        return None
     band = base_height_band(problem, robot)
     if band is None:
-        return
-    lo, hi = band
+        return None
     geo = leg_geometry(robot)
     ranged = setting(problem, robot, "foot_range") is not False
     boxes = foot_boxes(problem, robot) if ranged else {}
     attitude = setting(problem, robot, "base_attitude")
     tilt = max({**BASE_ATTITUDE_BAND, **(attitude or {})}.values()) if attitude is not False \
         else problem.constraints.base_pitch_limit
+    # depth below the base the foot can reach: its box, or the whole leg without one
+    reach = {f: (-boxes[f][1][2], -boxes[f][0][2]) if ranged else (0.0, geo.length[f]) for f in robot.feet}
+    slack = {f: np.hypot(*geo.stance[f][:2]) * np.sin(min(tilt, np.pi / 2)) for f in robot.feet}
+    # the farthest the foot gets from the base's vertical axis: its box's corners, or the leg
+    lever = {f: max(np.hypot(x, y) for x in (boxes[f][0][0], boxes[f][1][0]) for y in (boxes[f][0][1], boxes[f][1][1]))
+             if ranged else np.hypot(*geo.stance[f][:2]) + geo.length[f] for f in robot.feet}
+    return band, reach, slack, lever, min(tilt, np.pi / 2)
+
+
+def _stance_out_of_reach(problem, robot, schedule) -> None:
+    """A foot in stance must reach the ground from some base height of the height band: the
+    band and the foot's vertical range below the base must overlap (with the attitude band's
+    tilt of the foot's lever arm as slack)."""
+    vertical = _vertical_reach(problem, robot)
+    if vertical is None:
+        return
+    (lo, hi), reach, slack, _, _ = vertical
     in_stance = {f for modes, _ in schedule.expanded for f, m in modes.items() if m != "swing"}
     for foot in sorted(in_stance):
-        stand = geo.stance[foot]
-        # depth below the base the foot can reach: its box, or the whole leg without one
-        reach = (-boxes[foot][1][2], -boxes[foot][0][2]) if ranged else (0.0, geo.length[foot])
-        slack = np.hypot(stand[0], stand[1]) * np.sin(min(tilt, np.pi / 2))
-        if reach[1] + slack < lo or reach[0] - slack > hi:
+        if reach[foot][1] + slack[foot] < lo or reach[foot][0] - slack[foot] > hi:
             given = setting(problem, robot, "base_height") is not None
             field = "constraints.base_height" if given else "constraints.foot_range"
             raise InputError(f"foot {foot!r} in stance cannot reach the ground: the base is held {lo:.3g}–{hi:.3g} m "
-                             f"above it, the foot reaches {reach[0]:.3g}–{reach[1]:.3g} m below the base",
+                             f"above it, the foot reaches {reach[foot][0]:.3g}–{reach[foot][1]:.3g} m below the base",
                              file=problem.source, field=field)
+
+
+def _clearance_out_of_reach(problem, robot, schedule) -> None:
+    """A swinging foot must rise `constraints.clearance` above the ground at mid-swing: at most
+    the band's highest base less the least depth its range keeps it below the base (plus the
+    tilt slack). On stairs and height maps the clearance is over the local ground: not checked."""
+    vertical = _vertical_reach(problem, robot)
+    if vertical is None or problem.terrain is not None:
+        return
+    (lo, hi), reach, _, lever, tilt = vertical
+    c = problem.constraints.clearance
+    swinging = {f for modes, _ in schedule.expanded for f, m in modes.items() if m == "swing"}
+    for foot in sorted(swinging):
+        # the highest a tilted base can lift the top of the foot's range (pitch and roll both at
+        # the band's largest tilt the z axis by up to √2 times it)
+        theta = min(np.sqrt(2.0) * tilt, np.pi / 2)
+        top = hi - reach[foot][0] * np.cos(theta) + lever[foot] * np.sin(theta)
+        if c > top + 1e-9:
+            raise InputError(f"a swing clearance of {c:.3g} m is out of reach: foot {foot!r} rises at most {top:.3g} m "
+                             f"above the ground (the base at most {hi:.3g} m high, the foot at least "
+                             f"{reach[foot][0]:.3g} m below it)", file=problem.source, field="constraints.clearance")

@@ -119,6 +119,9 @@ def _problem(name, overrides):
     ("solo12_trot", {"constraints.base_height": {"min": 0.5, "max": 0.6}}, "constraints.base_height"),
     # stride and speed that no period within the phase durations allows
     ("biped7_static_walk", {"stride": 2.0}, "speed"),
+    # a swing clearance above what the base height band and the foot's range allow (a new
+    # user's 0.5 m: 625 iterations to IPOPT's infeasibility before this check)
+    ("solo12_trot", {"constraints.clearance": 0.5}, "constraints.clearance"),
 ])
 def test_impossible_problems_are_refused_before_solving(name, overrides, field):
     problem = _problem(name, overrides)
