@@ -104,7 +104,16 @@ def build_cases(study: Study) -> tuple[list, object]:
     """Every case of the study with its Problem and actuators, checked before anything is
     solved (a bad value raises InputError naming the parameter). Returns (cases, base robot)."""
 
-    base = load_problem(study.problem, dict(study.overrides))
+    try:
+        base = load_problem(study.problem, dict(study.overrides))
+    except InputError as err:
+        given = [k for k in study.overrides if err.field is not None and
+                 (err.field == k or err.field.startswith(k + ".") or k.startswith(err.field + "."))]
+        if not given:
+            raise
+        # a bad value the study's overrides gave: named in the study file, not the base problem's
+        raise InputError(f"{err.message} (applied to {study.problem})", file=study.source,
+                         field=f"overrides.{given[0]}", allowed=err.allowed) from None
     robot = robot_of(base)
     catalogue = None
     cases = []
@@ -144,7 +153,23 @@ def build_cases(study: Study) -> tuple[list, object]:
         if study.scale_knots is not None:
             problem = problem.scaled_knots(study.scale_knots)
         cases.append(Case(_case_key(values), idx, values, problem, {j: acts[j] for j in sorted(changed)}))
+    _distinct_case_names(study, cases)
     return cases, robot
+
+
+def _distinct_case_names(study: Study, cases: list) -> None:
+    """Each case has its own name (its folder and results.csv row): two parameter values that
+    print alike (equal, or equal to 6 significant digits) would share both."""
+    seen = {}
+    for c in cases:
+        if c.key in seen:
+            other = seen[c.key]
+            key = next(k for k in c.values if c.values[k] != other.values[k]) if c.values != other.values \
+                else next(iter(c.values))
+            raise InputError(f"the values {other.values[key]!r} and {c.values[key]!r} give one case name "
+                             f"({c.key}): give values that differ in their first 6 significant digits",
+                             file=study.source, field=f"parameters.{key}")
+        seen[c.key] = c
 
 
 # ------------------------------------------------------------------------------ metrics
@@ -398,10 +423,12 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
         # anything runs (a lone solve looks for the compiler only when it must compile)
         require_compiler(file=study.source)
     outdir = Path(outdir)
+    record = _record(study, robot)
+    _same_study(outdir, record)  # before anything in OUTDIR is written
     (outdir / "cases").mkdir(parents=True, exist_ok=True)
-    # what was run, for the record (the table's columns guard against mixing studies)
-    atomic_write_text(outdir / "study.json", json.dumps(asdict(study), indent=2, default=str))
     table = _Table(outdir / "results.csv", _columns(study, robot))
+    # what was run, for the record and for the next run into this OUTDIR (`_same_study`)
+    atomic_write_text(outdir / "study.json", json.dumps(record, indent=2, default=str))
     todo = [c for c in cases if c.key not in table.done]
     stream = None if progress is False else (sys.stderr if progress is True else progress)
     bar = _Progress(len(cases), len(cases) - len(todo), stream) if stream is not None else None
@@ -439,6 +466,44 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
             bar.close()
     by_key = table.done
     return [by_key[c.key] for c in cases if c.key in by_key]
+
+
+# study.json keys that name or describe the study without changing a case's result
+_NOT_RESULTS = ("source", "description")
+
+
+def _record(study: Study, robot) -> dict:
+    """study.json: the study as run, and (`inputs`, appended 2026-11-25) the SHA-256 of the files
+    its cases' results depend on: the base problem, robot.yaml and the URDF."""
+    import hashlib
+
+    files = {"problem": Path(study.problem), "robot.yaml": Path(robot.folder) / "robot.yaml", "urdf": Path(robot.urdf)}
+    inputs = {k: hashlib.sha256(p.read_bytes()).hexdigest() for k, p in files.items() if p.is_file()}
+    return {**json.loads(json.dumps(asdict(study), default=str)), "inputs": inputs}
+
+
+def _same_study(outdir: Path, record: dict) -> None:
+    """InputError (field -o) if OUTDIR holds results of another study: its study.json differs
+    in a setting that changes results, or in the files the cases read. Without rows there is
+    nothing to mix; a study.json without `inputs` (before 2026-11-25) is compared without them."""
+    header, rows = _complete_rows(outdir / "results.csv")
+    stored = outdir / "study.json"
+    if not rows or not stored.is_file():
+        return
+    try:
+        old = json.loads(stored.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        old = None
+    if not isinstance(old, dict):
+        raise InputError(f"{stored} is unreadable, so the results in {outdir} cannot be matched to this study; "
+                         "use another OUTDIR", field="-o")
+    keys = [k for k in record if k not in _NOT_RESULTS and (k != "inputs" or "inputs" in old)]
+    differ = [k for k in keys if old.get(k) != record[k]]
+    if differ:
+        what = ", ".join("the files " + ", ".join(f for f in record["inputs"] if old["inputs"].get(f) != record["inputs"][f])
+                         if k == "inputs" else k for k in differ)
+        raise InputError(f"{outdir} holds {len(rows)} results of another study (its study.json differs in {what}); "
+                         "use another OUTDIR, or remove it to start again", field="-o")
 
 
 def _run_waves(todo, executor, own, finish, warm_dir, outdir) -> None:

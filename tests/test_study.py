@@ -313,3 +313,48 @@ def test_progress_bar_line_ends_when_a_sweep_stops_early():
     bar.update(True)
     bar.close()
     assert done.getvalue().count("\n") == 1  # a finished bar ends its line once
+
+
+@pytest.mark.fast
+def test_resume_refuses_another_studys_outdir(tmp_path):
+    """Resuming into an OUTDIR whose rows another study wrote (other overrides, another base
+    problem file's content) is refused before anything there is written, so that results.csv
+    never mixes two studies' rows (a new user's trial: an edited friction resumed 25 old rows);
+    the same study resumes."""
+    problem = tmp_path / "walk.yaml"
+    problem.write_bytes(PROBLEM.read_bytes())
+    data = {"problem": str(problem), "overrides": LIMITS_OFF, "scale_knots": 0.5, "parameters": {"speed": [0.3]}}
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    out = tmp_path / "o"
+    run_study(load_study(path), out, executor=None, progress=False)
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    edited = dict(data, overrides={**LIMITS_OFF, "constraints.friction.mu": 0.3})
+    path.write_text(yaml.safe_dump(edited), encoding="utf-8")
+    with pytest.raises(InputError, match="another study .*differs in overrides") as err:
+        run_study(load_study(path), out, executor=None, progress=False)
+    assert err.value.field == "-o"
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before  # study.json kept too
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    problem.write_text(problem.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    with pytest.raises(InputError, match="differs in the files problem"):
+        run_study(load_study(path), out, executor=None, progress=False)
+    problem.write_bytes(PROBLEM.read_bytes())
+    rows = run_study(load_study(path), out, executor=None, progress=False)  # the same study: resumed
+    assert len(rows) == 1
+
+
+@pytest.mark.fast
+def test_values_that_share_a_case_name_are_refused(tmp_path):
+    path = _study_file(tmp_path, {"speed": [0.3, 0.3000001]})
+    with pytest.raises(InputError, match="one case name") as err:
+        run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
+    assert err.value.field == "parameters.speed" and not (tmp_path / "o").exists()
+
+
+@pytest.mark.fast
+def test_a_bad_override_is_named_in_the_study_file(tmp_path):
+    path = _study_file(tmp_path, {"speed": [0.3]}, overrides={"constraints.friction.mu": -1})
+    with pytest.raises(InputError) as err:
+        load_study(path) and run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
+    assert err.value.field == "overrides.constraints.friction.mu" and err.value.file == str(path)
