@@ -107,8 +107,7 @@ def build_cases(study: Study) -> tuple[list, object]:
     try:
         base = load_problem(study.problem, dict(study.overrides))
     except InputError as err:
-        given = [k for k in study.overrides if err.field is not None and
-                 (err.field == k or err.field.startswith(k + ".") or k.startswith(err.field + "."))]
+        given = _given(err, study.overrides)
         if not given:
             raise
         # a bad value the study's overrides gave: named in the study file, not the base problem's
@@ -149,12 +148,23 @@ def build_cases(study: Study) -> tuple[list, object]:
         try:
             problem = load_problem(study.problem, overrides)
         except InputError as err:
-            raise InputError(f"case {values}: {err}", file=study.source, field="parameters") from None
+            swept = _given(err, values)
+            if not swept:
+                raise InputError(f"case {values}: {err}", file=study.source, field="parameters") from None
+            # a bad parameter: named in the study file, what the problem file allows kept whole
+            raise InputError(f"{err.message} (case {_case_key(values)}, applied to {study.problem})",
+                             file=study.source, field=f"parameters.{swept[0]}", allowed=err.allowed) from None
         if study.scale_knots is not None:
             problem = problem.scaled_knots(study.scale_knots)
         cases.append(Case(_case_key(values), idx, values, problem, {j: acts[j] for j in sorted(changed)}))
     _distinct_case_names(study, cases)
     return cases, robot
+
+
+def _given(err: InputError, keys) -> list:
+    """The keys (problem key paths a study sets) that an error of the problem file's is about."""
+    f = err.field
+    return [k for k in keys if f is not None and (f == k or f.startswith(k + ".") or k.startswith(f + "."))]
 
 
 def _distinct_case_names(study: Study, cases: list) -> None:

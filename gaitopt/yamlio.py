@@ -31,7 +31,20 @@ SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 class _Loader(SAFE_LOADER):
     """The safe loader, reading a plain (unquoted) 1e9, -2E-3 or 1.0e3 as a float as YAML 1.2
     does: PyYAML's YAML 1.1 wants a dot and a signed exponent (1.0e+9) and left the others
-    strings, which lists (ratio_bounds: [0.5, 1e9]) and robot.yaml then refused."""
+    strings, which lists (ratio_bounds: [0.5, 1e9]) and robot.yaml then refused. A key given
+    twice in one mapping is an error (YAML 1.2 forbids it; PyYAML kept the last silently, so a
+    study's second `speed:` list replaced the first)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in getattr(node, "value", ()):
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                key = (key_node.tag, key_node.value)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(None, None, f"the key {key_node.value!r} is given twice",
+                                                            key_node.start_mark)
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 _Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+$"),
@@ -133,6 +146,16 @@ def load_yaml(path: str | Path) -> dict:
         raise InputError("the file must hold a mapping (key: value) at the top level", file=file)
     check_size(data, file)
     return data
+
+
+def closest_first(typed, names) -> str:
+    """An `allowed` text: `names` sorted, the (at most three) closest to what was typed first (a
+    long list of allowed keys is cut to one line, and the key meant must not be among those cut)."""
+    import difflib
+
+    names = sorted(str(n) for n in names)
+    close = difflib.get_close_matches(str(typed), names, n=3, cutoff=0.6)
+    return ", ".join(close + [n for n in names if n not in close])
 
 
 def _range_text(low, high, positive: bool, low_open: bool = False) -> str:
@@ -291,4 +314,4 @@ class Fields:
         for k in self.data:
             if k not in allowed:
                 raise InputError("unknown key", file=self.file, field=self.key(str(k)),
-                                 allowed=sorted(allowed, key=str))
+                                 allowed=closest_first(k, allowed))

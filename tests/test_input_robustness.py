@@ -86,6 +86,8 @@ UNREADABLE = {
     "top_scalar": (b"42\n", "mapping"),
     "deep_nesting": (b"robot: " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested"),
     "python_tag": (b"robot: !!python/object/apply:os.system ['true']\n", "not valid YAML"),
+    # a key given twice: PyYAML kept the last one silently (a new user's study lost a speed list)
+    "duplicate_key": (b"robot: biped7\nspeed: 0.3\nspeed: 0.4\n", "'speed' is given twice at line 3"),
 }
 
 
@@ -492,3 +494,12 @@ def test_pattern_exponent_without_dot(tmp_path):
 def test_good_file_still_loads():
     problem = go.load_problem(STATIC, ["speed=0.3", "gait.phases.0.knots=8", "solver.max_iter=50"])
     assert problem.speed.min == 0.3 and problem.phases[0].knots == 8 and problem.solver.max_iter == 50
+
+
+def test_unknown_key_lists_the_closest_keys_first():
+    """The allowed keys of a long list are cut to fit one line: a typo's intended key comes
+    first (a new user's study error stopped at 'touch…' before 'friction' was shown)."""
+    with pytest.raises(InputError) as info:
+        load_problem(ROOT / "problems" / "biped7_static_walk.yaml", {"constraints.frictoin.mu": 0.5})
+    assert info.value.field == "constraints.frictoin"
+    assert str(info.value.allowed).startswith("friction, ")

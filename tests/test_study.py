@@ -75,7 +75,7 @@ def test_bad_motor_catalogue(tmp_path):
     ({"gear_ratio.elbow": [50]}, {}, r"parameters\.gear_ratio\.elbow: not an actuated joint"),
     ({"motor": ["no_such_motor"]}, {}, r"unknown motor 'no_such_motor' \(allowed: re25"),
     ({"gear_ratio": [-3]}, {}, "gear ratio must be a positive number"),
-    ({"speed": [-1.0]}, {}, r"case \{'speed': -1.0\}"),
+    ({"speed": [-1.0]}, {}, r"parameters.speed: must be > 0, got -1 \(case speed=-1"),
     ({"speed": [0.3]}, {"colour": "red"}, r"study\.yaml: colour: unknown key"),
     ({}, {}, "at least one parameter"),
 ])
