@@ -222,6 +222,11 @@ def _override_limits(f: Fields, model: pin.Model) -> None:
         vel[iv] = number(jf, "velocity", positive=True, allowed="> 0 rad/s or m/s") if jf.has("velocity") else vel[iv]
         eff[iv] = number(jf, "effort", positive=True, allowed="> 0 N·m or N") if jf.has("effort") else eff[iv]
         jf.done(["lower", "upper", "velocity", "effort"])
+        if model.joints[jid].shortname().startswith("JointModelR"):  # revolute: radians
+            for key, value in (("lower", lower[iq]), ("upper", upper[iq])):
+                if jf.has(key) and abs(value) > 2 * np.pi:
+                    raise jf.error(key, f"{value:g} rad is more than a turn: joint limits are in radians "
+                                   f"({value:g}° would be {np.radians(value):.4g} rad)", "[-2π, 2π] rad")
         if not lower[iq] < upper[iq]:
             key = "lower" if jf.has("lower") else "upper"
             raise jf.error(key, f"lower {lower[iq]} must be below upper {upper[iq]}")

@@ -208,6 +208,15 @@ def test_resistance_in_milliohms_warns(robot_dir):
     assert "robot.yaml" in text and "and 5 other joints" in text and "resistance in Ω" in text
 
 
+def test_joint_limits_in_degrees(robot_dir):
+    """Joint limits typed in degrees are refused at joint_limits (they were reported as the
+    standing posture being outside them, a new user's trial)."""
+    data = _data(robot_dir)
+    _set(data, "joint_limits", {"left_knee": {"lower": -10.0, "upper": 150.0}})
+    _write(robot_dir, data)
+    _assert_input_error(robot_dir, "joint_limits.left_knee.lower", contains="radians")
+
+
 def test_the_copy_loads(robot_dir):
     robot = gaitopt.load_robot(robot_dir)
     assert robot.name == "biped7" and robot.folder == robot_dir.resolve()
