@@ -1,6 +1,7 @@
 """Gear-ratio co-design: gear ratios as NLP variables, checked against a fixed-gear grid."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -120,6 +121,8 @@ def test_saved_codesign_header_and_reload_carry_the_designed_gears(designed, tmp
     save(result, tmp_path)
     meta, res = eom_residuals(tmp_path / "trajectory.csv")
     assert meta["design"] == {"gear_ratio": {"all": pytest.approx(G, rel=1e-12)}}
+    # result.json too (a user looked for the gears there first)
+    assert json.loads((tmp_path / "result.json").read_text())["design"] == meta["design"]
     for j in JOINTS:
         a = meta["actuators"][j]
         assert a["gear_ratio"] == pytest.approx(G, rel=1e-12)

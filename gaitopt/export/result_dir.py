@@ -21,6 +21,7 @@ from ..robot import load_robot, robot_of
 from ..trajectory import Trajectory
 from .atomic import atomic_open, atomic_write_text
 from .commented_csv import read_comments
+from .model_header import design_record
 from .trajectory_csv import advance_from_header, header, read_trajectory_csv, split_points, write_trajectory_csv
 
 KNOTS_FILE = "knots.npz"
@@ -61,6 +62,8 @@ def result_dict(result) -> dict:
         # seconds this solve's set-up spent compiling them (0 when all came from the cache)
         "compiled_blocks": list(s.get("compiled_blocks", [])),
         "compile_time_s": s.get("compile_time_s", 0.0),
+        # added 2026-11-25: what a co-design chose (trajectory.csv's header `design`), None without one
+        "design": design_record(result),
     }
 
 
