@@ -6,12 +6,28 @@
     print(result.success, result.cost, result.stats["iterations"])
 """
 import importlib
+import os
+import signal
+import sys
 
-from .errors import InputError
-from .robot import Robot, load_robot, available_robots
-from .dynamics import SymbolicDynamics
-from .problem import Problem, load_problem
-from .version import __version__
+
+def _exit_130(signum, frame):
+    raise SystemExit(130)
+
+
+# Ctrl-C while the `gaitopt` command imports numpy, CasADi and Pinocchio (its first 0.2 s) exits
+# 130 without a traceback, as it does once the command runs (gaitopt.cli.run hands SIGINT back
+# to Python's KeyboardInterrupt); a program that imports gaitopt keeps its own handling, and a
+# command started with SIGINT ignored (a background job) keeps ignoring it.
+if (os.path.basename(sys.argv[0]) == "gaitopt" or "gaitopt.cli" in getattr(sys, "orig_argv", ())) \
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, _exit_130)
+
+from .errors import InputError  # noqa: E402
+from .robot import Robot, load_robot, available_robots  # noqa: E402
+from .dynamics import SymbolicDynamics  # noqa: E402
+from .problem import Problem, load_problem  # noqa: E402
+from .version import __version__  # noqa: E402
 
 __all__ = ["InputError", "Robot", "load_robot", "available_robots", "SymbolicDynamics", "Problem",
            "load_problem", "solve", "compile_derivatives", "__version__"]

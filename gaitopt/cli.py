@@ -13,6 +13,7 @@ import argparse
 import os
 import re
 import errno
+import signal
 import gc
 import sys
 import tempfile
@@ -390,6 +391,10 @@ def _internal_error(args, err) -> int:
 
 def run() -> None:
     """The console entry point: main() with its exit code."""
+    from . import _exit_130
+
+    if signal.getsignal(signal.SIGINT) is _exit_130:  # the start-up's quiet exit: main() handles Ctrl-C now
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     code = main()
     try:
         sys.stdout.flush()

@@ -561,3 +561,27 @@ def test_sweep_output_under_a_file_is_bad_input(tmp_path):
     study = next((ROOT / "problems" / "studies").glob("*.yaml"))
     one_line(run_inprocess("sweep", study, "-o", f / "cases", "-q"), 2, "not a writable directory")
     assert f.read_text() == "x"
+
+
+@pytest.mark.parametrize("module", ["gaitopt.dynamics", "gaitopt.cli_output", "gaitopt.verify.command"])
+def test_ctrl_c_while_the_command_imports(module):
+    """Ctrl-C in the command's first 0.2 s (numpy, CasADi, Pinocchio loading; emulated: SIGINT
+    sent while `module` is being imported) exits 130 with nothing on stderr, as later; a program
+    that imports gaitopt keeps its KeyboardInterrupt."""
+    code = ("import os, signal, sys\n"
+            "class Interrupted:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            f"        if name == {module!r}:\n"
+            "            os.kill(os.getpid(), signal.SIGINT)\n"
+            "sys.meta_path.insert(0, Interrupted())\n"
+            "sys.argv[0] = sys.argv[1]\n"
+            "from gaitopt.cli import run\n"
+            "for _ in range(10 ** 6):  # a signal lands between bytecodes\n"
+            "    pass\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    kw = dict(env=env, capture_output=True, text=True, timeout=120,
+              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # not ignored, as in a terminal
+    command = subprocess.run([sys.executable, "-c", code, "/usr/local/bin/gaitopt"], **kw)
+    assert command.returncode == 130 and command.stderr == "", command.stderr[-800:]
+    library = subprocess.run([sys.executable, "-c", code, "my_script.py"], **kw)
+    assert library.returncode != 0 and "KeyboardInterrupt" in library.stderr
