@@ -377,7 +377,7 @@ def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
 
 def _actuators(f: Fields, actuated):
     """(joint → Actuator, reflected_inertia switch) from robot.yaml's `actuators`."""
-    af = f.mapping("actuators")
+    af = f.mapping("actuators", allowed=["default", "joints", "reflected_inertia"])
     default = af.mapping("default", {})
     per_joint = af.mapping("joints", {})
     reflected = af.boolean("reflected_inertia", True)

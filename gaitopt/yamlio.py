@@ -296,7 +296,12 @@ class Fields:
         return [float(x) for x in value]
 
     def mapping(self, name: str, default: Any = ..., allowed: Iterable[str] | None = None) -> "Fields":
-        """The sub-mapping `name`; `allowed` (its keys) goes into the error when it is not one."""
+        """The sub-mapping `name`; `allowed` (its keys) goes into the error when it is missing
+        or not a mapping."""
+        if name not in self.data and default is ... and allowed is not None:
+            self._seen.add(name)
+            raise InputError("missing required key: a mapping", file=self.file, field=self.key(name),
+                             allowed=", ".join(map(str, allowed)))
         value = self.raw(name, default)
         return Fields(value, self.file, self.key(name), allowed)
 

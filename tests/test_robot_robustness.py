@@ -217,6 +217,13 @@ def test_joint_limits_in_degrees(robot_dir):
     _assert_input_error(robot_dir, "joint_limits.left_knee.lower", contains="radians")
 
 
+def test_missing_actuators_lists_what_goes_there(robot_dir):
+    data = _data(robot_dir)
+    _set(data, "actuators", DELETE)
+    _write(robot_dir, data)
+    _assert_input_error(robot_dir, "actuators", contains="(allowed: default, joints, reflected_inertia)")
+
+
 def test_the_copy_loads(robot_dir):
     robot = gaitopt.load_robot(robot_dir)
     assert robot.name == "biped7" and robot.folder == robot_dir.resolve()
