@@ -496,7 +496,7 @@ def _same_study(outdir: Path, record: dict) -> None:
     """InputError (field -o) if OUTDIR holds results of another study: its study.json differs
     in a setting that changes results, or in the files the cases read. Without rows there is
     nothing to mix; a study.json without `inputs` (before 2026-11-25) is compared without them."""
-    header, rows = _complete_rows(outdir / "results.csv")
+    _, rows = _complete_rows(outdir / "results.csv")
     stored = outdir / "study.json"
     if not rows or not stored.is_file():
         return
@@ -510,8 +510,8 @@ def _same_study(outdir: Path, record: dict) -> None:
     keys = [k for k in record if k not in _NOT_RESULTS and (k != "inputs" or "inputs" in old)]
     differ = [k for k in keys if old.get(k) != record[k]]
     if differ:
-        what = ", ".join("the files " + ", ".join(f for f in record["inputs"] if old["inputs"].get(f) != record["inputs"][f])
-                         if k == "inputs" else k for k in differ)
+        changed = [f for f in record["inputs"] if old.get("inputs", {}).get(f) != record["inputs"][f]]
+        what = ", ".join("the files " + ", ".join(changed) if k == "inputs" else k for k in differ)
         raise InputError(f"{outdir} holds {len(rows)} results of another study (its study.json differs in {what}); "
                          "use another OUTDIR, or remove it to start again", field="-o")
 
