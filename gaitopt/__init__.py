@@ -12,7 +12,9 @@ import sys
 
 
 def _exit_130(signum, frame):
-    raise SystemExit(130)
+    # nothing is written yet, and an exception raised here could be caught inside a C extension's
+    # import (numpy turns it into an ImportError): leave at once
+    os._exit(130)
 
 
 # Ctrl-C while the `gaitopt` command imports numpy, CasADi and Pinocchio (its first 0.2 s) exits
