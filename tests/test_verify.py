@@ -71,6 +71,8 @@ def test_replay_walks_within_the_motor_limits(replayed):
           f"{r['feedback_share']['all']:.2f}, peak torque / limit "
           f"{max(x['peak_simulated_over_limit'] for x in r['torque']['limits'].values()):.2f}")
     assert not r["fell"], r["failures"]
+    if result.problem.terrain is not None:  # above the stairs under the base, as planned (it was world z)
+        assert r["base"]["height_min_simulated_m"] == pytest.approx(r["base"]["height_min_planned_m"], rel=0.15)
     assert r["distance"]["relative_error"] <= DISTANCE_RTOL, r["failures"]
     assert not r["slipped"], r["failures"]
     assert r["simulated_s"] == pytest.approx(REPLAY_CYCLES * result.trajectory.period, abs=2 * verify.ReplaySettings().timestep)

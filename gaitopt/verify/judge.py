@@ -8,6 +8,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..cycle import height_above_terrain
+from ..terrain_io import base_height_above_ground
 from ..energy import absolute_work, cycle_energies, specific_resistance
 from ..version import __version__
 from .settings import load_mujoco
@@ -15,10 +16,11 @@ from .settings import load_mujoco
 REPORT_FORMAT = "gaitopt-verify 2"
 
 
-def base_height(q, coords, slope):
-    """Base height above the floor, along world z [m] (gaitopt.cycle.height_above_terrain)."""
-    return height_above_terrain(q, coords, slope)
 
+def base_height(q, coords, slope):
+    """Base height above a plane or slope, along world z [m] (gaitopt.cycle.height_above_terrain);
+    over stairs and height maps: gaitopt.terrain_io.base_height_above_ground."""
+    return height_above_terrain(q, coords, slope)
 
 
 def _runs(flags) -> list:
@@ -209,7 +211,8 @@ def judge(result, sim, settings, cycles, series, pts, point_on, touching, fell_a
         "fell_at_s": fell_at,
         "base": {
             "height_min_planned_m": float(h_plan.min()),
-            "height_min_simulated_m": float(base_height(q_sim, coords, result.problem.slope).min()),
+            # above the ground under the base, as the plan's and the fall test's (stairs, maps too)
+            "height_min_simulated_m": float(base_height_above_ground(result.problem, robot, q_sim).min()),
             "tilt_max_planned_rad": float(tilt_plan),
             "tilt_max_simulated_rad": float(np.abs(q_sim[:, tilt_idx]).max()) if tilt_idx else 0.0,
             "final_error": {c: float(q_sim[-1, i] - q_plan[-1, i]) for i, c in enumerate(coords)
