@@ -10,6 +10,7 @@ import numpy as np
 from .errors import InputError
 from .guess import automatic_guess, same_grid, warm_start as warm_guess
 from .interrupts import noted_sigint
+from .penetration import warn_if_inside
 from .precheck import check_problem
 from .problem import Problem, load_problem
 from .result import Multipliers, Result, build_trajectory, evaluate_violations
@@ -103,8 +104,10 @@ def _solve(problem, robot, warm_start, x0, print_level, constraints, interrupt) 
     stats["build_time_s"] = t_build
     stats["guess_time_s"] = t_guess
     multipliers = None if sol.lam_x is None else Multipliers(sol.lam_g, sol.lam_x, tr.signature)
-    return Result(sol.success, sol.status, sol.message, sol.f, terms, stats, traj, problem, robot,
-                  impulses, x, tr.layout, evaluate_violations(tr, x), multipliers)
+    result = Result(sol.success, sol.status, sol.message, sol.f, terms, stats, traj, problem, robot,
+                    impulses, x, tr.layout, evaluate_violations(tr, x), multipliers)
+    warn_if_inside(result)  # stairs, steps, height maps: a swing passing through an edge is said
+    return result
 
 
 def _duals(tr, warm_start):
