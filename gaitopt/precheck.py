@@ -122,10 +122,10 @@ def _clearance_out_of_reach(problem, robot, schedule) -> None:
     (lo, hi), reach, _, lever, tilt = vertical
     c = problem.constraints.clearance
     swinging = {f for modes, _ in schedule.expanded for f, m in modes.items() if m == "swing"}
+    # pitch and roll both at the band's largest tilt the z axis by up to √2 times it
+    theta = min(np.sqrt(2.0) * tilt, np.pi / 2)
     for foot in sorted(swinging):
-        # the highest a tilted base can lift the top of the foot's range (pitch and roll both at
-        # the band's largest tilt the z axis by up to √2 times it)
-        theta = min(np.sqrt(2.0) * tilt, np.pi / 2)
+        # the highest a tilted base can lift the top of the foot's range
         top = hi - reach[foot][0] * np.cos(theta) + lever[foot] * np.sin(theta)
         if c > top + 1e-9:
             raise InputError(f"a swing clearance of {c:.3g} m is out of reach: foot {foot!r} rises at most {top:.3g} m "

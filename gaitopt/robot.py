@@ -307,7 +307,7 @@ def _feet(f: Fields, model: pin.Model):
         ff.done(["frame", "point", "heel", "toe"])
         for c in contacts[-len(names):]:
             if np.linalg.norm(c.point) > size:  # millimetres typed as metres, most often
-                raise ff.error(c.role if kind == "heel_toe" else "point",
+                raise ff.error(c.role,  # the key: point, heel or toe
                                f"is {np.linalg.norm(c.point):.3g} m from the frame {frame}, farther than any frame of "
                                f"the robot is from its base ({size:.3g} m): give it in metres, in the frame's axes")
         feet[str(foot)] = Foot(str(foot), frame, kind, names)

@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 from .errors import InputError
-from .yamlio import Fields, load_yaml
+from .yamlio import Fields, closest_first, load_yaml
 
 
 ACTUATOR_FIELDS = ("motor", "resistance", "torque_constant", "voltage", "current_limit",
@@ -48,10 +48,7 @@ def _allowed_names(names, limit: int = 12, near=None) -> str | None:
     if not names:
         return None
     if near is not None and len(names) > limit:
-        import difflib
-
-        close = difflib.get_close_matches(str(near), names, n=limit // 2, cutoff=0.5)
-        names = close + [n for n in names if n not in close]
+        names = closest_first(near, names, n=limit // 2, cutoff=0.5)
     if len(names) <= limit:
         return ", ".join(names)
     return ", ".join(names[:limit]) + f", ... ({len(names)} in all)"

@@ -148,14 +148,14 @@ def load_yaml(path: str | Path) -> dict:
     return data
 
 
-def closest_first(typed, names) -> str:
-    """An `allowed` text: `names` sorted, the (at most three) closest to what was typed first (a
-    long list of allowed keys is cut to one line, and the key meant must not be among those cut)."""
+def closest_first(typed, names, n: int = 3, cutoff: float = 0.6) -> list:
+    """`names` (as str, in their order) with the (at most n) closest to what was typed first: a
+    long list of allowed names is cut to one line, and the name meant must not be among those cut."""
     import difflib
 
-    names = sorted(str(n) for n in names)
-    close = difflib.get_close_matches(str(typed), names, n=3, cutoff=0.6)
-    return ", ".join(close + [n for n in names if n not in close])
+    names = [str(x) for x in names]
+    close = difflib.get_close_matches(str(typed), names, n=n, cutoff=cutoff)
+    return close + [x for x in names if x not in close]
 
 
 def _range_text(low, high, positive: bool, low_open: bool = False) -> str:
@@ -319,4 +319,4 @@ class Fields:
         for k in self.data:
             if k not in allowed:
                 raise InputError("unknown key", file=self.file, field=self.key(str(k)),
-                                 allowed=closest_first(k, allowed))
+                                 allowed=", ".join(closest_first(k, sorted(allowed, key=str))))

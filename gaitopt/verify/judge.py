@@ -16,7 +16,6 @@ from .settings import load_mujoco
 REPORT_FORMAT = "gaitopt-verify 2"
 
 
-
 def base_height(q, coords, slope):
     """Base height above a plane or slope, along world z [m] (gaitopt.cycle.height_above_terrain);
     over stairs and height maps: gaitopt.terrain_io.base_height_above_ground."""
@@ -165,9 +164,10 @@ def _failures(robot, settings, fell_at, slip, distance, energy, heading=None) ->
         failures.append(f"turned {np.degrees(heading['simulated_rad']):.1f} deg instead of "
                         f"{np.degrees(heading['planned_rad']):.1f} deg ({100 * heading['relative_error']:.1f} % off, "
                         f"tolerance {100 * settings.distance_rtol:.0f} %)")
-    for key in energy["judged"]:
+    judged = energy["judged"] if settings.energy_rtol is not None and fell_at is None else []
+    for key in judged:
         rel = energy["relative_error"][key]
-        if settings.energy_rtol is not None and fell_at is None and not abs(rel) <= settings.energy_rtol:
+        if not abs(rel) <= settings.energy_rtol:
             failures.append(f"{FIGURE_NAMES[key]} {energy['executed'][key]:.4g} J per cycle executed vs "
                             f"{energy['planned'][key]:.4g} J planned ({100 * rel:+.1f} %, tolerance "
                             f"{100 * settings.energy_rtol:.0f} %)")
