@@ -62,3 +62,8 @@ class InputError(ValueError):
             room = max(_MIN_ALLOWED, MAX_MESSAGE - len(text) - len(" (allowed: )"))
             text += f" (allowed: {_clip(str(allowed), room)})"
         super().__init__(_clip(text, MAX_MESSAGE))
+
+
+class InputWarning(UserWarning):
+    """Input that is legal but looks like a mistake (a unit typed for another): warned once
+    where the file is read, not again when a saved result's problem record is read back."""

@@ -9,12 +9,13 @@ documented in problems/README.md.
 from __future__ import annotations
 
 import copy
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .direction import speed_fields, speed_record
-from .errors import InputError, short
+from .errors import InputError, InputWarning, short
 from .patterns import expand_gait
 from .problem_overrides import _list_index, _set_path
 from .problem_spec import (FOOT_MODES, COST_TERMS, TRANSCRIPTIONS, CYCLES, CONE_TYPES, TOUCHDOWNS,
@@ -296,7 +297,9 @@ def problem_from_record(record: dict, file: str = "<record>") -> Problem:
     robot is kept as recorded: problem_from_dict made a robot path absolute when the problem
     was first read. Raises InputError naming `file` and field `problem`."""
     try:
-        problem = problem_from_dict(_record_as_file(record), file)
+        with warnings.catch_warnings():  # warned when the problem file was read
+            warnings.simplefilter("ignore", InputWarning)
+            problem = problem_from_dict(_record_as_file(record), file)
     except InputError as err:  # (a ValueError too: caught first)
         raise InputError(f"malformed problem record ({err.field}: {err.message})", file=file,
                          field="problem") from None

@@ -11,35 +11,77 @@ as `Problem.terrain`, the checked section in this canonical form.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pinocchio as pin
 
-from .errors import InputError
+from .errors import InputError, InputWarning, short
 from .terrain import DEFAULT_SMOOTHING, MAX_GRID, HeightMap, Plane, Steps, Surface, stair
-from .yamlio import Fields
+from .yamlio import Fields, closest_first, finite_number, number_error_text
 
 KINDS = ("slope_deg", "stairs", "steps", "height_map")
 MAX_STEPS = 200
 MAX_HEIGHT = 10.0  # [m] of any step or map height
 MAX_MAP_NODES = 400  # the NLP evaluates one Fourier term per node at every contact point
+MAX_SLOPE_DEG = 30.0
+# what each key of a kind holds: the `allowed` text of a missing or unknown key
+STAIRS_KEYS = {"rise": "m per step, negative down", "run": "m per step", "count": "steps",
+               "start_x": "m, the first edge, default 0"}
+STEP_KEYS = {"x": "m, the edge", "height": "m, the level from the edge on"}
+MAP_KEYS = {"spacing": "[dx, dy] m", "heights": "rows along x of heights along y, m",
+            "origin": "[x0, y0] m, default [0, 0]"}
+# keys a new user reaches for, and what to write instead
+NO_FILE = "a height map's heights are written in the problem file as rows of numbers; no file is read"
+HINTS = {"terrain": {"slope": "the slope is slope_deg, in degrees", "slope_rad": "the slope is slope_deg, in degrees",
+                     "stair": "a stair is stairs"},
+         "stairs": {"tread": "a stair's tread length is run", "height": "a stair's step height is rise",
+                    "step": "a stair's step height is rise, its tread length run", "steps": "the number of steps is count"},
+         "steps": {"z": "a step's level is height", "h": "a step's level is height", "level": "a step's level is height"},
+         "height_map": {"file": NO_FILE, "path": NO_FILE, "csv": NO_FILE}}
+
+
+def _keys_text(keys: dict) -> str:
+    return ", ".join(f"{k} ({v})" for k, v in keys.items())
+
+
+def _checked(f: Fields, name: str, keys: dict, required: tuple, kind: str) -> Fields:
+    """The sub-mapping `name` of `f` (a missing one is empty), its unknown keys refused first
+    (closest allowed first), then its missing required ones, each with every key's meaning."""
+    value = f.raw(name)
+    if not isinstance(value, dict):
+        raise f.error(name, f"expected a mapping, got {short(value)}", _keys_text(keys))
+    m = Fields(value, f.file, f.key(name))
+    for k in value:
+        if k not in keys:
+            hint = HINTS[kind].get(str(k), "unknown key")
+            raise m.error(str(k), hint, _keys_text({n: keys[n] for n in closest_first(k, keys)}))
+    for k in required:
+        if k not in value:
+            raise m.error(k, "missing required key", _keys_text(keys))
+    return m
 
 
 def read_terrain(f: Fields) -> tuple:
     """(slope [rad], canonical terrain dict or None) of a problem file's `terrain` section."""
     t = f.mapping("terrain", {}, allowed=list(KINDS) + ["smoothing"])
+    for k in t.data:
+        if k not in KINDS and k != "smoothing":
+            raise t.error(str(k), HINTS["terrain"].get(str(k), "unknown key"),
+                          ", ".join(closest_first(k, list(KINDS) + ["smoothing"])))
     given = [k for k in KINDS if t.has(k)]
     if len(given) > 1:
         raise t.error(given[1], f"one kind of terrain per problem, got {', '.join(given)}", list(KINDS))
-    slope_deg = t.number("slope_deg", 0.0, low=-30.0, high=30.0)
+    slope_deg = t.number("slope_deg", 0.0, low=-MAX_SLOPE_DEG, high=MAX_SLOPE_DEG)
+    _warn_if_radians(t, slope_deg)
     smoothing = t.number("smoothing", DEFAULT_SMOOTHING, low=1e-4, high=0.2)
     out = None
     if t.has("stairs"):
-        s = t.mapping("stairs", allowed=["rise", "run", "count", "start_x"])
+        s = _checked(t, "stairs", STAIRS_KEYS, ("rise", "run", "count"), "stairs")
         out = {"stairs": {"rise": s.number("rise", low=-0.5, high=0.5),
                           "run": s.number("run", low=0.02, high=2.0),
                           "count": s.integer("count", low=1, high=MAX_STEPS),
                           "start_x": s.number("start_x", 0.0, low=-100.0, high=100.0)}}
-        s.done(["rise", "run", "count", "start_x"])
     elif t.has("steps"):
         out = {"steps": _read_steps(t)}
     elif t.has("height_map"):
@@ -48,20 +90,35 @@ def read_terrain(f: Fields) -> tuple:
         raise t.error("smoothing", "only steps and stairs are smoothed", "stairs, steps")
     if out is not None and t.has("smoothing"):
         out["smoothing"] = smoothing
-    t.done()
     return slope_deg * np.pi / 180.0, out
 
 
+def _warn_if_radians(t: Fields, slope_deg: float) -> None:
+    """One warning for a slope_deg that reads as radians (0 < |value| <= 30° in radians, 0.52):
+    a warning, not an error, because slopes of a fraction of a degree are legitimate (a
+    study sweeping slope_deg from 0 up to 1 passes through them)."""
+    if t.has("slope_deg") and 0.0 < abs(slope_deg) <= np.deg2rad(MAX_SLOPE_DEG):
+        warnings.warn(InputWarning(
+            f"{t.file}: {t.key('slope_deg')}: {slope_deg:g} is read in degrees (a grade of "
+            f"{100 * np.tan(np.deg2rad(slope_deg)):.2g} %); if {slope_deg:g} rad was meant, write slope_deg: "
+            f"{np.rad2deg(slope_deg):.4g}"), stacklevel=3)
+
+
 def _read_steps(t: Fields) -> list:
-    items = t.sequence("steps", max_len=MAX_STEPS)
+    allowed = "a list of edges [{x: m, height: m}, ...], x increasing, height the level from x on"
+    items = t.raw("steps")
+    if not isinstance(items, list):
+        raise t.error("steps", f"expected a list, got {short(items)}", allowed)
     if not items:
-        raise t.error("steps", "at least one step edge is needed", "[{x: m, height: m}, ...]")
+        raise t.error("steps", "at least one step edge is needed", allowed)
+    if len(items) > MAX_STEPS:
+        raise t.error("steps", f"too many edges: {len(items)}", f"at most {MAX_STEPS}")
     out = []
     for i, item in enumerate(items):
-        e = Fields(item, t.file, t.key(f"steps[{i}]"), allowed=["x", "height"])
+        holder = Fields({f"steps[{i}]": item}, t.file, t.path)
+        e = _checked(holder, f"steps[{i}]", STEP_KEYS, ("x", "height"), "steps")
         out.append({"x": e.number("x", low=-100.0, high=100.0),
                     "height": e.number("height", low=-MAX_HEIGHT, high=MAX_HEIGHT)})
-        e.done(["x", "height"])
     xs = [s["x"] for s in out]
     if any(b <= a for a, b in zip(xs, xs[1:])):
         raise t.error("steps", f"edge x must increase, got {xs[:8]}", "increasing x")
@@ -69,27 +126,41 @@ def _read_steps(t: Fields) -> list:
 
 
 def _read_height_map(t: Fields) -> dict:
-    m = t.mapping("height_map", allowed=["origin", "spacing", "heights"])
+    m = _checked(t, "height_map", MAP_KEYS, ("spacing", "heights"), "height_map")
     origin = m.vector("origin", 2, [0.0, 0.0])
     spacing = m.vector("spacing", 2)
     if min(spacing) <= 0:
         raise m.error("spacing", f"must be > 0, got {spacing}", "[dx, dy] > 0 m")
-    rows = m.sequence("heights", max_len=MAX_GRID)
+    return {"origin": origin, "spacing": spacing, "heights": _map_grid(m)}
+
+
+def _map_grid(m: Fields) -> list:
+    """The height map's `heights` as rows of floats, every value and the shape checked."""
     allowed = (f"2 to {MAX_GRID} rows (along x) of equally many heights (along y), at most {MAX_MAP_NODES} in all, "
                f"|z| <= {MAX_HEIGHT:g} m")
-    try:
-        grid = np.array(rows, dtype=float)
-    except (TypeError, ValueError):
-        raise m.error("heights", "expected rows of numbers of equal length", allowed) from None
-    if grid.ndim != 2 or min(grid.shape) < 2 or max(grid.shape) > MAX_GRID or grid.size > MAX_MAP_NODES:
+    rows = m.raw("heights")
+    if not isinstance(rows, list):
+        raise m.error("heights", f"expected a list of rows, got {short(rows)}", allowed)
+    if len(rows) < 2 or any(isinstance(r, list) and len(r) < 2 for r in rows):
+        raise m.error("heights", f"needs at least 2 rows of 2 heights, got {short(rows)}", allowed)
+    if len(rows) > MAX_GRID:
+        raise m.error("heights", f"too many rows: {len(rows)}", allowed)
+    for i, row in enumerate(rows):
+        if not isinstance(row, list):
+            raise m.error("heights", f"row {i} is not a list of heights: {short(row)}", allowed)
+        for j, z in enumerate(row):
+            if finite_number(z) is None:
+                numeric = isinstance(z, (int, float)) and not isinstance(z, bool)
+                what = f"must be a finite number, got {short(z)}" if numeric else number_error_text(z)
+                raise m.error("heights", f"row {i}, column {j}: {what}", allowed)
+    grid = np.array(rows, dtype=float) if len({len(r) for r in rows}) == 1 else None
+    if grid is None:
+        raise m.error("heights", f"rows of unequal lengths {sorted({len(r) for r in rows})}", allowed)
+    if max(grid.shape) > MAX_GRID or grid.size > MAX_MAP_NODES:
         raise m.error("heights", f"got shape {grid.shape}", allowed)
-    # Name the offending value: "got shape (2, 2)" for a NaN read as a shape error.
-    if not np.all(np.isfinite(grid)):
-        raise m.error("heights", "every height must be a finite number, got nan or inf", allowed)
     if np.abs(grid).max() > MAX_HEIGHT:
         raise m.error("heights", f"|z| must be <= {MAX_HEIGHT:g} m, got {np.abs(grid).max():g}", allowed)
-    m.done(["origin", "spacing", "heights"])
-    return {"origin": origin, "spacing": spacing, "heights": grid.tolist()}
+    return grid.tolist()
 
 
 def surface_of(problem) -> Surface:
@@ -153,7 +224,7 @@ def part_distance(problem) -> float | None:
 def check_terrain(problem, robot) -> None:
     """A periodic gait repeats its footholds one optimised part later (mirrored in y for a half
     cycle), so the ground under the robot must too: h(x + D, ±y) = h(x, y) + D·grade over the
-    region its feet cover. Raises InputError (field terrain) when it does not, or when D is
+    region its feet cover. Raises InputError (field terrain.KIND) when it does not, or when D is
     not fixed."""
     if not getattr(problem, "terrain", None):
         return
@@ -169,17 +240,49 @@ def check_terrain(problem, robot) -> None:
     y = np.linspace(pts[:, 1].min() - 0.05, pts[:, 1].max() + 0.05, 7)[None, :]
     sign = -1.0 if problem.cycle == "half" else 1.0
     mismatch = np.abs(surface.height(x + D, sign * y) - surface.height(x, y) - D * surface.grade)
-    err = mismatch.max()
-    if err > 1e-4:
-        # what is needed goes in `allowed`, which is not cut like the message (180 characters)
-        need = {"steps": f"the stair's run dividing the advance, the stair spanning the feet's path x = "
-                         f"{x.min():.3g} to {x.max() + D:.3g} m",
-                "height_map": "the map's x period dividing the advance (and, for a half cycle, the map "
-                              "mirrored in y half a cycle later)"}[surface.kind]
-        at = float(np.broadcast_to(x, mismatch.shape)[np.unravel_index(mismatch.argmax(), mismatch.shape)])
-        raise InputError(f"the ground under one cycle does not repeat after the base advance of {D:.4g} m "
-                         f"(mismatch {err:.3g} m at x = {at:.3g} m)", file=problem.source, field="terrain",
-                         allowed=need)
+    if mismatch.max() > 1e-4:
+        i, j = np.unravel_index(mismatch.argmax(), mismatch.shape)
+        _not_repeating(problem, surface, D, float(x[i, 0]), float(y[0, j]), (x.min(), x.max() + D))
+
+
+def _not_repeating(problem, surface, D: float, at: float, y: float, span: tuple) -> None:
+    """Raise the InputError of ground that does not repeat with the gait, in the user's terms:
+    the heights at x and x + D [m], the rise per advance the gait needs, the field named."""
+    kind = next(k for k in ("stairs", "steps", "height_map") if k in problem.terrain)
+    if kind == "stairs":
+        _stair_not_repeating(problem, D, span)
+    part = "half stride" if problem.cycle == "half" else "stride"
+    h0 = float(surface.exact_height(at, y))
+    h1 = float(surface.exact_height(at + D, -y if problem.cycle == "half" else y))
+    message = (f"the ground does not repeat with the {part} of {D:.4g} m: a periodic gait needs height(x + {D:.4g}) = "
+               f"height(x) + {D * surface.grade:.3g} m; here {h0:.3g} m at x = {at:.3g}, {h1:.3g} m at x = {at + D:.3g}")
+    # what is needed goes in `allowed`, which is not cut like the message (180 characters)
+    allowed = {"stairs": f"the stair's run dividing the advance, the stair spanning the feet's path x = "
+                         f"{span[0]:.3g} to {span[1]:.3g} m",
+               "steps": f"edges repeating every {D:.4g} m with equal rises over the feet's path x = {span[0]:.3g} to "
+                        f"{span[1]:.3g} m, as terrain.stairs makes; a periodic gait cannot cross a single ledge or block",
+               "height_map": "the map's x period dividing the advance (and, for a half cycle, the map "
+                             "mirrored in y half a cycle later)"}[kind]
+    raise InputError(message, file=problem.source, field=f"terrain.{kind}", allowed=allowed)
+
+
+def _stair_not_repeating(problem, D: float, span: tuple) -> None:
+    """The stairs' own terms: a run that does not divide the advance D [m] (terrain.stairs.run),
+    else a stair shorter than the feet's path over one cycle, span [m] (terrain.stairs.count)."""
+    st = problem.terrain["stairs"]
+    run, x0 = st["run"], st["start_x"]
+    path = f"the feet's path x = {span[0]:.3g} to {span[1]:.3g} m"
+    k = D / run
+    if abs(k - round(k)) > 1e-6 or round(k) < 1:
+        runs = ", ".join(f"{D / n:.4g}" for n in range(1, 4))
+        per = "half cycle" if problem.cycle == "half" else "cycle"
+        raise InputError(f"the base advance per {per}, {D:.4g} m, is not a whole number of runs of {run:.4g} m: a "
+                         "periodic gait repeats its footholds after it, so the stair must too", file=problem.source,
+                         field="terrain.stairs.run", allowed=f"{D:.4g} m / a whole number ({runs}, ... m) over {path}")
+    count = int(np.ceil((span[1] - x0) / run)) + 1
+    raise InputError(f"the stair x = {x0:.3g} to {x0 + (st['count'] - 1) * run:.3g} m does not span {path}: its ends "
+                     "do not repeat with the stride", file=problem.source, field="terrain.stairs.count",
+                     allowed=f"start_x <= {span[0]:.3g} m and count >= {count} (from this start_x)")
 
 
 def base_height_above_ground(problem, robot, q) -> np.ndarray:

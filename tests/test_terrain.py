@@ -119,15 +119,17 @@ def test_bad_height_map_values_are_named_not_called_a_shape(heights, says):
 
 
 @pytest.mark.fast
-@pytest.mark.parametrize("stairs", [
-    {"rise": 0.03, "run": 0.1, "count": 12, "start_x": -0.6},    # run 0.1 m does not divide the 0.13 m stride
-    {"rise": 0.03, "run": 0.13, "count": 3, "start_x": -0.52},   # the stair ends inside the feet's path
+@pytest.mark.parametrize("stairs, field, says", [
+    # run 0.1 m does not divide the 0.13 m stride
+    ({"rise": 0.03, "run": 0.1, "count": 12, "start_x": -0.6}, "terrain.stairs.run", "not a whole number of runs"),
+    # the stair ends inside the feet's path
+    ({"rise": 0.03, "run": 0.13, "count": 3, "start_x": -0.52}, "terrain.stairs.count", "does not span"),
 ])
-def test_a_stair_the_cycle_does_not_repeat_on_is_refused(stairs):
+def test_a_stair_the_cycle_does_not_repeat_on_is_refused(stairs, field, says):
     problem = problem_from_dict({**BASE, "terrain": {"stairs": stairs}}, "p.yaml")
-    with pytest.raises(InputError, match="does not repeat") as err:
+    with pytest.raises(InputError, match=says) as err:
         go.solve(problem)
-    assert err.value.field == "terrain"
+    assert err.value.field == field
     # the hint (where the feet go) was cut off by the message's length limit
     assert "…" not in str(err.value) and "feet's path x = " in str(err.value)
 
