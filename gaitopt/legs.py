@@ -59,7 +59,8 @@ def _leg_length(robot, data, foot: str, point: np.ndarray) -> float:
 
 def base_rotation(robot, q):
     """Base orientation R (3×3) from the base coordinates of q (numpy or CasADi): Z-Y-X Euler
-    angles yaw, pitch, roll in 3-D, pitch alone in the sagittal plane."""
+    angles yaw, pitch, roll in 3-D, pitch alone in the sagittal plane (numpy q of shape
+    (nq, *S): R of shape (3, 3, *S))."""
     names = robot.coordinates
     angle = {c: (q[names.index(c)] if c in names else 0.0) for c in ("base_yaw", "base_pitch", "base_roll")}
     lib = ca if isinstance(q, (ca.SX, ca.MX)) else np
@@ -71,7 +72,9 @@ def base_rotation(robot, q):
             [-sp, cp * sr, cp * cr]]
     if lib is ca:
         return ca.vertcat(*[ca.horzcat(*r) for r in rows])
-    return np.array(rows, dtype=float)
+    # angles of any shape S (q of shape (nq, *S)): R of shape (3, 3, *S)
+    flat = np.broadcast_arrays(*[np.asarray(e, float) for r in rows for e in r])
+    return np.stack(flat).reshape((3, 3) + flat[0].shape)
 
 
 def base_origin(robot, q):

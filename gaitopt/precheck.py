@@ -6,12 +6,14 @@ a shipped robot); these checks take milliseconds and say which setting is at fau
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from .constraints.kinematics import BASE_ATTITUDE_BAND, base_height_band, foot_boxes, setting
+from .constraints.kinematics import BASE_ATTITUDE_BAND, attitude_bands, base_height_band, foot_boxes, setting
 from .direction import check_robot
 from .errors import InputError
-from .legs import leg_geometry
+from .legs import base_rotation, leg_geometry
 from .schedule import Schedule
 
 
@@ -24,6 +26,7 @@ def check_problem(problem, robot) -> None:
     _period_against_stride_and_speed(problem)
     _stance_out_of_reach(problem, robot, schedule)
     _clearance_out_of_reach(problem, robot, schedule)
+    _stair_rise_out_of_reach(problem, robot, schedule)
 
 
 def _advances(problem) -> bool:
@@ -131,3 +134,96 @@ def _clearance_out_of_reach(problem, robot, schedule) -> None:
             raise InputError(f"a swing clearance of {c:.3g} m is out of reach: foot {foot!r} rises at most {top:.3g} m "
                              f"above the ground (the base at most {hi:.3g} m high, the foot at least "
                              f"{reach[foot][0]:.3g} m below it)", file=problem.source, field="constraints.clearance")
+
+
+# samples per Euler angle of the attitude band (roll, pitch, yaw) in the stair check; the
+# lowest base height found is lowered by what a rotation between samples can change it
+_ATTITUDE_SAMPLES = (21, 61, 21)
+
+
+def _base_rotations(problem, robot):
+    """(R (N, 3, 3), Lipschitz step [rad]): base orientations (`legs.base_rotation`) sampled over
+    the attitude band (within the Euler bound ±base_pitch_limit on roll and pitch), and the sum of
+    half the sample spacings: any orientation of the band is within it of a sample about each axis."""
+    limit = problem.constraints.base_pitch_limit
+    bands = attitude_bands(problem, robot)
+    names = [c for c in ("base_roll", "base_pitch", "base_yaw") if c in robot.base_coordinates]
+    angles, step = [], 0.0
+    for c, n in zip(("base_roll", "base_pitch", "base_yaw"), _ATTITUDE_SAMPLES):
+        if c not in names:
+            continue
+        lo, hi = (-limit, limit) if c != "base_yaw" else (-np.pi, np.pi)
+        if c in bands:
+            lo, hi = max(lo, bands[c][0]), min(hi, bands[c][1])
+        angles.append(np.linspace(lo, hi, n))
+        step += 0.5 * (hi - lo) / (n - 1)
+    grid = np.meshgrid(*angles, indexing="ij")
+    q = np.zeros((robot.model.nq, grid[0].size))
+    for c, a in zip(names, grid):
+        q[robot.index(c)] = a.ravel()
+    return np.moveaxis(base_rotation(robot, q), -1, 0), step
+
+
+def _stair_rise_out_of_reach(problem, robot, schedule) -> None:
+    """On a stair every swinging foot passes over the edges it climbs (or descends) above the
+    upper tread, |rise|/2 above the ramp through the treads' middles that the base height band is
+    measured from, while the feet in stance stand on treads, within |rise|/2 of that ramp. With
+    each foot's reference point p in its range box and the base rotated by R in its attitude
+    band, a foot's height above the ramp under the base is h − n·(Rp), n = (tan θ, 0, −1),
+    θ = atan(rise/run), h the base's height above the ramp; no gait exists when no R and h of the
+    bands meet all of these in any phase of the foot's swing. Skipped without a floating base, a
+    height band or a foot range."""
+    stairs = (problem.terrain or {}).get("stairs")
+    vertical = _vertical_reach(problem, robot)
+    if stairs is None or vertical is None or setting(problem, robot, "foot_range") is False:
+        return
+    blocked = _stair_blocked_foot(problem, robot, schedule)
+    if blocked is None:
+        return
+    foot, standing = blocked
+    lo_r, hi_r = 0.0, abs(stairs["rise"])  # the largest rise on this run the check lets through
+    for _ in range(12):
+        mid = 0.5 * (lo_r + hi_r)
+        trial = replace(problem, terrain={**problem.terrain, "stairs": {**stairs, "rise": np.sign(stairs["rise"]) * mid}})
+        lo_r, hi_r = (mid, hi_r) if _stair_blocked_foot(trial, robot, schedule) is None else (lo_r, mid)
+    (lo, hi), run = vertical[0], stairs["run"]
+    raise InputError(f"a rise of {abs(stairs['rise']):.3g} m per {run:.3g} m run is out of reach: foot {foot!r} cannot "
+                     f"pass over an edge while {'+'.join(standing) or 'no foot'} stand on treads, the base "
+                     f"{lo:.3g}–{hi:.3g} m above the mean slope", file=problem.source, field="terrain.stairs.rise",
+                     allowed=f"|rise| <= {np.floor(lo_r * 1e3) / 1e3:.3f} m on a {run:.3g} m run (within this foot_range, base_height and "
+                             "base_attitude; docs/feasibility.md)")
+
+
+def _stair_blocked_foot(problem, robot, schedule):
+    """(a swinging foot that can pass over no stair edge, the feet standing while it swings) or
+    None (see `_stair_rise_out_of_reach`); sound: orientations between the samples are covered by
+    widening each foot's reach by what such a rotation can change it."""
+    stairs = problem.terrain["stairs"]
+    half = 0.5 * abs(stairs["rise"])
+    (lo, hi), boxes = base_height_band(problem, robot), foot_boxes(problem, robot)
+    R, step = _base_rotations(problem, robot)
+    n = np.array([stairs["rise"] / stairs["run"], 0.0, -1.0])
+    nR = np.einsum("i,nij->nj", n, R)  # (N, 3): n·(R p) = (nR)·p
+    reach = {}  # foot → (least, largest) n·(R p) over its box (N,), widened
+    for foot in robot.feet:
+        b = boxes[foot]
+        corners = np.array([[x, y, z] for x in (b[0][0], b[1][0]) for y in (b[0][1], b[1][1]) for z in (b[0][2], b[1][2])])
+        pts = [c.point for c in robot.contacts if c.foot == foot]
+        size = max(np.linalg.norm(q - np.mean(pts, axis=0)) for q in pts)  # a contact point off the reference
+        v = nR @ corners.T  # (N, 8): linear in p, extreme at the box's corners
+        slack = np.linalg.norm(n) * (np.linalg.norm(corners, axis=1).max() * step + size)
+        reach[foot] = (v.min(axis=1) - slack, v.max(axis=1) + slack)
+    swings = {}
+    for modes, _ in schedule.expanded:
+        standing = tuple(f for f, m in modes.items() if m != "swing")
+        h_lo, h_hi = np.full(len(R), lo), np.full(len(R), hi)
+        for f in standing:  # standing on a tread: h − n·(Rp) within ±|rise|/2 of the ramp
+            h_lo, h_hi = np.maximum(h_lo, reach[f][0] - half), np.minimum(h_hi, reach[f][1] + half)
+        for f, m in modes.items():
+            if m == "swing":  # over an edge: h − n·(Rp) ≥ |rise|/2 for some p
+                ok = bool(np.any(np.maximum(h_lo, reach[f][0] + half) <= h_hi))
+                swings.setdefault(f, []).append((ok, standing))
+    for foot, phases in swings.items():
+        if not any(ok for ok, _ in phases):
+            return foot, phases[0][1]
+    return None
