@@ -139,6 +139,11 @@ def _map_grid(m: Fields) -> list:
     allowed = (f"2 to {MAX_GRID} rows (along x) of equally many heights (along y), at most {MAX_MAP_NODES} in all, "
                f"|z| <= {MAX_HEIGHT:g} m")
     rows = m.raw("heights")
+    # a problem built in Python may hold numpy rows and scalars: read them as the lists YAML gives
+    if isinstance(rows, np.ndarray):
+        rows = rows.tolist()
+    if isinstance(rows, list):
+        rows = [r.tolist() if isinstance(r, np.ndarray) else r for r in rows]
     if not isinstance(rows, list):
         raise m.error("heights", f"expected a list of rows, got {short(rows)}", allowed)
     if len(rows) < 2 or any(isinstance(r, list) and len(r) < 2 for r in rows):

@@ -170,3 +170,12 @@ def _problem_text(terrain: str) -> str:
     lines = open(go.__path__[0] + "/../problems/solo12_stairs.yaml", encoding="utf-8").read().splitlines()
     lines = [ln for ln in lines if not ln.startswith(("  stairs", "  smoothing"))]
     return "\n".join(ln if ln != "terrain:" else f"terrain: {terrain}" for ln in lines)
+
+
+@pytest.mark.fast
+def test_a_height_map_built_in_python_may_hold_numpy_rows():
+    import numpy as np
+    for heights in (np.zeros((3, 2)), [np.zeros(2, np.float32), np.ones(2)]):
+        problem = problem_from_dict({**BASE, "terrain": {"height_map": {"spacing": [0.1, 0.1], "heights": heights}}},
+                                    "user.yaml")
+        assert np.asarray(problem.terrain["height_map"]["heights"]).shape == np.shape(heights)
