@@ -18,6 +18,7 @@ import numpy as np
 import pinocchio as pin
 
 from .errors import InputError
+from .mirror_check import check_mirror
 from .settings import feasibility_settings
 from .robot_model import (BASE_COORDINATES, BASE_MODES, Actuator, ContactPoint, Foot, Mirror, Robot,
                           set_reflected_inertia)
@@ -108,7 +109,7 @@ def load_robot(name_or_path: str | Path, *, base: str | None = None,
     at most a few hundred characters).
     """
     try:
-        return _load_robot(name_or_path, base, search)
+        return check_mirror(_load_robot(name_or_path, base, search))
     except InputError as err:
         raise _shortened(err) from None
 
@@ -224,15 +225,21 @@ def _override_limits(f: Fields, model: pin.Model) -> None:
         jf.done(["lower", "upper", "velocity", "effort"])
         if model.joints[jid].shortname().startswith("JointModelR"):  # revolute: radians
             for key, value in (("lower", lower[iq]), ("upper", upper[iq])):
-                if jf.has(key) and abs(value) > 2 * np.pi:
-                    raise jf.error(key, f"{value:g} rad is more than a turn: joint limits are in radians "
-                                   f"({value:g}° would be {np.radians(value):.4g} rad)", "[-2π, 2π] rad")
+                if jf.has(key):
+                    _within_a_turn(jf, key, value, "joint limits")
         if not lower[iq] < upper[iq]:
             key = "lower" if jf.has("lower") else "upper"
             raise jf.error(key, f"lower {lower[iq]} must be below upper {upper[iq]}")
         model.lowerPositionLimit, model.upperPositionLimit = lower, upper
         model.velocityLimit, model.effortLimit = vel, eff
     lim.done()
+
+
+def _within_a_turn(fields: Fields, key: str, value: float, what: str) -> None:
+    """Refuse an angle of more than a turn: degrees typed where radians go."""
+    if abs(value) > 2 * np.pi:
+        raise fields.error(key, f"{value:g} rad is more than a turn: {what} are in radians "
+                           f"({value:g}° would be {np.radians(value):.4g} rad)", "[-2π, 2π] rad")
 
 
 def _with_base(urdf_model: pin.Model, base: str) -> pin.Model:
@@ -450,6 +457,7 @@ def _kinematics(f: Fields, coord) -> dict:
                 raise k.error("bend", f"expected 1 or -1 (the sign of q when the knee bends), got "
                               f"{_short_repr(bend, 40)}", allowed="1, -1")
             out["knees"][str(joint)] = {"bend": float(bend), "straight": number(k, "straight", 0.0)}
+            _within_a_turn(k, "straight", out["knees"][str(joint)]["straight"], "knee angles")
             k.done(["bend", "straight"])
     # the other keys have the problem file's forms: read by the same decoder
     try:
