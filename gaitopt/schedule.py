@@ -47,8 +47,11 @@ class Schedule:
         feet = robot.feet
         self.phases = []
         for i, ph in enumerate(problem.phases):
-            if set(ph.contacts) != set(feet):
-                raise InputError(f"phase {ph.name!r} must give a mode for every foot of {robot.name}",
+            unknown = [str(f) for f in ph.contacts if f not in feet]
+            missing = [f for f in feet if f not in ph.contacts]
+            if unknown or missing:
+                said = f"unknown foot {', '.join(unknown)}" if unknown else f"no mode for {', '.join(missing)}"
+                raise InputError(f"phase {ph.name!r}: {said} (a phase gives a mode for every foot of {robot.name})",
                                  file=where, field=f"gait.phases[{i}].contacts", allowed=sorted(feet))
             for foot, mode in ph.contacts.items():
                 if mode not in feet[foot].modes:

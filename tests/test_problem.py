@@ -161,6 +161,24 @@ def test_foot_mode_the_robot_does_not_have(tmp_path):
     assert_names(info.value, path, "gait.phases[0].contacts.left", ["swing", "flat", "heel", "toe"])
 
 
+@pytest.mark.parametrize("edit, said", [
+    (lambda c: c.update(lefft=c.pop("left")), "unknown foot lefft"),   # a typo: was "must give a mode for every foot"
+    (lambda c: c.pop("right"), "no mode for right"),
+])
+def test_phase_contacts_name_the_unknown_or_missing_foot(tmp_path, edit, said):
+    """A phase naming a foot the robot does not have says which (a new user's hexapod phase listed R1)."""
+    from gaitopt.robot import robot_of
+    from gaitopt.schedule import Schedule
+    data = base_data()
+    edit(data["gait"]["phases"][0]["contacts"])
+    path = write(tmp_path, data)
+    problem = load_problem(path)
+    with pytest.raises(InputError) as info:
+        Schedule(robot_of(problem), problem)
+    assert_names(info.value, path, "gait.phases[0].contacts", ["left", "right"])
+    assert said in str(info.value)
+
+
 def test_bad_transcription(tmp_path):
     data = base_data()
     data["transcription"] = "euler"
