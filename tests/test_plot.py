@@ -122,6 +122,23 @@ def test_phase_names_overlap_neither_each_other_nor_titles(result, name):
     assert shown > 0  # some names are drawn: the checks above can fail
 
 
+@pytest.mark.fast
+def test_ground_track_draws_this_cycles_footholds_only(results):
+    """The last sample (t = T) is the next cycle's first knot: its footholds, a stride ahead,
+    were drawn as loose points beside the support polygons (a user's hexapod, 2026-11-25)."""
+    from gaitopt import quantities as Q
+    result = results["quadruped"]
+    fig = P.ground_track(result)
+    [line] = [ln for ln in fig.axes[0].lines if ln.get_label() == "contact points in contact"]
+    drawn = np.column_stack(line.get_data())
+    s = P.cycle_samples(result, n=200)
+    g = Q.ground_track(result.robot, result.trajectory, s)
+    within = s["time"] < result.trajectory.period
+    cycle = g["contacts"][within][g["in_contact"][within]][:, :2]
+    assert all(np.min(np.linalg.norm(cycle - p, axis=1)) < 1e-9 for p in drawn)
+    plt.close(fig)
+
+
 def test_gait_diagram_shows_each_contact(result):
     fig = P.gait_diagram(result)
     ax = fig.axes[0]
