@@ -56,6 +56,12 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
     fps: frames per second of real time; cycles: gait cycles shown (the base advances);
     view: sagittal (x–z), 3d, or auto (3d for 3-D robots); force_scale: arrow length per
     newton [m/N] (default: the body weight drawn as 0.3 × the robot's height)."""
+    fig, draw, n = _frames(result, fps, cycles, view, force_scale)
+    return mpl_animation.FuncAnimation(fig, draw, frames=n, interval=1000.0 / fps, blit=False)
+
+
+def _frames(result, fps, cycles, view, force_scale):
+    """(figure, draw(k) setting frame k's artists, number of frames) of the gait's animation."""
     if view not in VIEWS:
         raise InputError(f"unknown view {view!r}", field="view", allowed=VIEWS)
     traj, robot = result.trajectory, result.robot
@@ -123,7 +129,7 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
         label.set_text(f"t = {t[k]:.3f} s   {s['phase'][k]}")
         return lines + forces + [com, label]
 
-    return mpl_animation.FuncAnimation(fig, draw, frames=n, interval=1000.0 / fps, blit=False)
+    return fig, draw, n
 
 
 def _set(line, xyz, view):
@@ -142,10 +148,19 @@ def save_animation(result, path: str | Path, *, fps: float = 25.0, cycles: int =
         raise InputError(f"unknown animation file type {path.suffix!r}", file=str(path), allowed=FORMATS)
     if path.suffix == ".mp4" and not ffmpeg_available():
         raise InputError("an .mp4 needs ffmpeg on PATH; write a .gif instead", file=str(path))
-    anim = gait_animation(result, fps=fps, cycles=cycles, view=view)
+    fig, draw, n = _frames(result, fps, cycles, view, None)
     writer = mpl_animation.FFMpegWriter(fps=fps) if path.suffix == ".mp4" else mpl_animation.PillowWriter(fps=fps)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # The layout is computed once, on the first frame, then frozen: FuncAnimation.save drew
+    # each frame three times and laid it out twice (a heel–toe GIF of 59 frames took 7.5 s;
+    # docs/speed.md), and a layout redone per frame made the axes jitter with the title's width.
+    draw(0)
+    fig.canvas.draw()
+    fig.set_layout_engine("none")
     from .export.atomic import atomic_path  # why: an interrupted write never leaves half a file
     with atomic_path(path) as tmp:
-        anim.save(str(tmp), writer=writer, dpi=dpi)
+        with writer.saving(fig, str(tmp), dpi):
+            for k in range(n):
+                draw(k)
+                writer.grab_frame()
     return path

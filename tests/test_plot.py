@@ -152,9 +152,16 @@ def test_plot_all_writes_pngs(results, tmp_path):
 
 
 def test_animation_gif(result, tmp_path):
+    """One GIF frame per 1/fps of the cycle, each showing the robot where it is then (frames
+    differ from one another; the first is drawn as the gait's start)."""
     path = A.save_animation(result, tmp_path / "walk.gif", fps=10, cycles=1, dpi=40)
     with Image.open(path) as im:
         assert im.n_frames == int(np.ceil(result.trajectory.period * 10))
+        frames = []
+        for k in range(im.n_frames):
+            im.seek(k)
+            frames.append(np.asarray(im.convert("RGB"), float))
+    assert all(np.abs(a - b).mean() > 0.1 for a, b in zip(frames, frames[1:]))
 
 
 def test_animation_draws_the_height_map(results):
