@@ -21,8 +21,8 @@ from .errors import InputError
 from .settings import feasibility_settings
 from .robot_model import (BASE_COORDINATES, BASE_MODES, Actuator, ContactPoint, Foot, Mirror, Robot,
                           set_reflected_inertia)
-from .robot_urdf import (_build_urdf_model, _captured_output, _check_urdf_numbers, _flush, _one_line,
-                         _urdf_path, package_share)
+from .robot_urdf import (_build_urdf_model, _captured_output, _check_moving_masses, _check_urdf_numbers, _flush,
+                         _one_line, _urdf_path, package_share)
 from .robot_yaml import (ACTUATOR_FIELDS, ACTUATOR_RANGES, KINEMATICS_KEYS, MAX_MAGNITUDE, ROBOT_KEYS,
                          _allowed_names, _finite_tree, _short_repr, number, read_yaml, vector)
 from .yamlio import Fields, load_yaml  # (moved helpers above stay importable from here)
@@ -170,6 +170,7 @@ def _load_robot(name_or_path, base, search) -> Robot:
             raise InputError(f"joint {reduced.names[j]!r} is {jm.shortname()} with nq={jm.nq}: gaitopt needs "
                              "1-DOF revolute or prismatic joints (make continuous joints revolute, or lock it)",
                              file=str(file), field="urdf")
+    _check_moving_masses(reduced, urdf, file)
 
     _override_limits(f, reduced)
     model = _with_base(reduced, base)
@@ -463,6 +464,9 @@ def _kinematics(f: Fields, coord) -> dict:
     return out
 
 
+STANDING_BASE_Z_TOL = 1e-3  # m, given standing.base_z against the feet touching the ground
+
+
 def _standing(f: Fields, model, coord, base, contacts):
     sf = f.mapping("standing", {}, allowed=["joints", "base_z"])
     q = pin.neutral(model)
@@ -478,14 +482,19 @@ def _standing(f: Fields, model, coord, base, contacts):
     jf.done()
     if base != "fixed":
         iz = coord.index("base_z")
-        if sf.has("base_z"):
-            q[iz] = number(sf, "base_z")
-        else:
-            data = model.createData()
-            pin.framesForwardKinematics(model, data, q)
-            zmin = min((data.oMf[c.frame_id].act(c.point))[2] for c in contacts)
-            if not np.isfinite(zmin):
-                raise sf.error("base_z", "the feet's height at the standing posture is not finite: give base_z")
-            q[iz] = -zmin
+        data = model.createData()
+        pin.framesForwardKinematics(model, data, q)  # base_z 0: the lowest point is -zmin below the base
+        zmin = min((data.oMf[c.frame_id].act(c.point))[2] for c in contacts)
+        if not np.isfinite(zmin):
+            raise sf.error("base_z", "the feet's height at the standing posture is not finite: give base_z")
+        q[iz] = number(sf, "base_z") if sf.has("base_z") else -zmin
+        # standing is where every guess starts with its feet on the ground: a base_z in mm, or
+        # one left from an older URDF, would start them metres off it
+        if abs(q[iz] + zmin) > STANDING_BASE_Z_TOL:
+            off = q[iz] + zmin
+            raise sf.error("base_z", f"{q[iz]:.6g} m puts the lowest contact point {abs(off):.4g} m "
+                           f"{'above' if off > 0 else 'below'} the ground at the standing posture (leave base_z "
+                           "out to have it computed)",
+                           f"{-zmin:.6g} ± {STANDING_BASE_Z_TOL} m")
     sf.done(["joints", "base_z"])
     return q

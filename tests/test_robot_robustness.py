@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -110,6 +111,9 @@ NUMBER_CASES = {
     "limit_unknown_joint": ("joint_limits.no_such_joint.lower", 0.0, "joint_limits.no_such_joint"),
     "standing_joint_nan": ("standing.joints.left_knee", NAN, "standing.joints.left_knee"),
     "standing_base_z_inf": ("standing.base_z", INF, "standing.base_z"),
+    # millimetres (biped7 stands at 0.4195892794 m): the feet would start 419 m off the ground
+    "standing_base_z_mm": ("standing.base_z", 419.5892794, "standing.base_z"),
+    "standing_base_z_off": ("standing.base_z", 0.40, "standing.base_z"),
     "standing_outside_limits": ("standing.joints.left_knee", 100.0, "standing.joints.left_knee"),
     "locked_outside_limits": ("locked.left_ankle", 100.0, "locked.left_ankle"),
     "voltage_absurd": ("actuators.default.voltage", 1e300, "actuators.default.voltage"),
@@ -361,21 +365,35 @@ def _break_urdf(folder: Path, how: str) -> None:
     elif how == "not_utf8":
         urdf.write_bytes(b"\xff\xfe\x80 broken")
     elif how == "nan_mass":
-        import re
         urdf.write_text(re.sub(r'<mass value="[^"]*"/>', '<mass value="nan"/>', text, count=1), encoding="utf-8")
+    elif how == "no_inertial":  # the left shank's <inertial> left out: a massless moving link
+        urdf.write_text(re.sub(r'(<link name="left_shank">\s*)<inertial>.*?</inertial>', r"\1", text, flags=re.S),
+                        encoding="utf-8")
+    elif how == "zero_mass":
+        urdf.write_text(re.sub(r'(<link name="left_foot">.*?<mass value=)"[^"]*"', r'\1"0"', text, flags=re.S),
+                        encoding="utf-8")
+    elif how == "millimetres":  # every origin in mm
+        urdf.write_text(re.sub(r'xyz="([^"]*)"', lambda m: 'xyz="%s"' % " ".join(
+            str(1000 * float(v)) for v in m.group(1).split()), text), encoding="utf-8")
     else:
         raise AssertionError(how)
 
 
-URDF_CASES = ["truncated", "unknown_link", "missing", "not_xml", "empty", "not_utf8", "nan_mass"]
+URDF_CASES = ["truncated", "unknown_link", "missing", "not_xml", "empty", "not_utf8", "nan_mass", "no_inertial",
+              "zero_mass", "millimetres"]
 
 
 @pytest.mark.parametrize("how", URDF_CASES)
 def test_broken_urdf(robot_dir, how, capfd):
     _break_urdf(robot_dir, how)
+    urdf = robot_dir / "biped7.urdf"
+    text = urdf.read_text(encoding="utf-8", errors="replace") if urdf.is_file() else ""
     if how == "unknown_link":
-        assert '<child link="no_such_link"/>' in (robot_dir / "biped7.urdf").read_text()
-    err = _assert_input_error(robot_dir, "urdf")
+        assert '<child link="no_such_link"/>' in text
+    if how in ("no_inertial", "zero_mass"):  # the edit happened: one link fewer with a positive mass
+        assert sum(float(m) > 0 for m in re.findall(r'<mass value="([^"]*)"', text)) == 6, text
+    err = _assert_input_error(robot_dir, "urdf", contains={"no_inertial": "left_shank", "zero_mass": "left_foot",
+                                                           "millimetres": "metres"}.get(how, ""))
     assert "biped7.urdf" in str(err)
     out, errout = capfd.readouterr()
     assert out == "" and errout == "", (out, errout)
