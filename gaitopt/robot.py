@@ -19,6 +19,7 @@ import pinocchio as pin
 
 from .errors import InputError
 from .settings import feasibility_settings
+from .robot_checks import check_heel_behind_toe, check_mirror, standing_base_z
 from .robot_model import (BASE_COORDINATES, BASE_MODES, Actuator, ContactPoint, Foot, Mirror, Robot,
                           set_reflected_inertia)
 from .robot_urdf import (_build_urdf_model, _captured_output, _check_moving_masses, _check_urdf_numbers, _flush,
@@ -190,6 +191,8 @@ def _load_robot(name_or_path, base, search) -> Robot:
     actuators, reflected = _actuators(f, actuated)
     set_reflected_inertia(model, actuators, reflected)
     standing_q = _standing(f, model, coord, base, contacts)
+    check_heel_behind_toe(f, model, standing_q, feet, contacts)
+    check_mirror(f, model, mirror, contacts, _reach(model))
     kinematics = _kinematics(f, coord)
     f.raw("sources", None)
     f.done(ROBOT_KEYS)
@@ -464,9 +467,6 @@ def _kinematics(f: Fields, coord) -> dict:
     return out
 
 
-STANDING_BASE_Z_TOL = 1e-3  # m, given standing.base_z against the feet touching the ground
-
-
 def _standing(f: Fields, model, coord, base, contacts):
     sf = f.mapping("standing", {}, allowed=["joints", "base_z"])
     q = pin.neutral(model)
@@ -481,20 +481,6 @@ def _standing(f: Fields, model, coord, base, contacts):
             raise jf.error(str(j), f"{q[i]} is outside the joint limits", f"[{lo:.6g}, {hi:.6g}]")
     jf.done()
     if base != "fixed":
-        iz = coord.index("base_z")
-        data = model.createData()
-        pin.framesForwardKinematics(model, data, q)  # base_z 0: the lowest point is -zmin below the base
-        zmin = min((data.oMf[c.frame_id].act(c.point))[2] for c in contacts)
-        if not np.isfinite(zmin):
-            raise sf.error("base_z", "the feet's height at the standing posture is not finite: give base_z")
-        q[iz] = number(sf, "base_z") if sf.has("base_z") else -zmin
-        # standing is where every guess starts with its feet on the ground: a base_z in mm, or
-        # one left from an older URDF, would start them metres off it
-        if abs(q[iz] + zmin) > STANDING_BASE_Z_TOL:
-            off = q[iz] + zmin
-            raise sf.error("base_z", f"{q[iz]:.6g} m puts the lowest contact point {abs(off):.4g} m "
-                           f"{'above' if off > 0 else 'below'} the ground at the standing posture (leave base_z "
-                           "out to have it computed)",
-                           f"{-zmin:.6g} ± {STANDING_BASE_Z_TOL} m")
+        q[coord.index("base_z")] = standing_base_z(sf, model, q, contacts)
     sf.done(["joints", "base_z"])
     return q

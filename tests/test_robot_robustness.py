@@ -174,6 +174,31 @@ def test_foot_point_in_millimetres(robot_dir):
     _assert_input_error(robot_dir, "feet.left.toe", contains="give it in metres")
 
 
+def test_heel_and_toe_swapped(robot_dir):
+    """A heel given ahead of its toe is refused at the foot (a new user's trial: it solved a
+    walk that lands on the front point in its `heel` phase)."""
+    data = _data(robot_dir)
+    foot = data["feet"]["left"]
+    foot["heel"], foot["toe"] = foot["toe"], foot["heel"]
+    _write(robot_dir, data)
+    _assert_input_error(robot_dir, "feet.left", contains="heel behind toe")
+
+
+@pytest.mark.parametrize("flip", [["LLEG_JOINT2", "RLEG_JOINT2"], ["LLEG_JOINT3", "RLEG_JOINT3"]])
+def test_wrong_mirror_flip_names_the_joints(tmp_path, flip):
+    """A 3-D robot's mirror map with a roll joint not flipped, or a pitch joint flipped, is
+    refused naming those joints (a new user's trial: forgetting the hip roll flip solved a
+    lopsided gait). The shipped map is exact to 6e-5 m; each mistake is centimetres off."""
+    folder = tmp_path / "hoap2"
+    shutil.copytree(REPO_ROBOTS / "hoap2", folder)
+    data = _data(folder)
+    flips = data["mirror"]["flip"]
+    data["mirror"]["flip"] = [j for j in flips if j not in flip] + [j for j in flip if j not in flips]
+    _write(folder, data)
+    err = _assert_input_error(folder, "mirror", contains=flip[0])
+    assert flip[1] in str(err)
+
+
 def test_a_mistyped_name_lists_the_closest_names_first():
     """Allowed lists are cut after 12 names: a typo of an 18-coordinate robot's last joint listed
     the base coordinates and cut the name meant (a new user's trial)."""
