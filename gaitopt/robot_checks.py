@@ -10,9 +10,9 @@ from .robot_yaml import number
 from .yamlio import Fields
 
 STANDING_BASE_Z_TOL = 1e-3  # m, a given standing.base_z against the feet touching the ground
-# Mirror map: largest point error accepted, as a share of the robot's reach. Real URDFs are
-# symmetric to 0.2 mm (ANYmal C's centre of mass, 3e-4 of its reach); a joint flipped wrongly
-# puts the mirrored feet centimetres to decimetres off (10 % and more).
+# Mirror map: largest point error accepted, as a share of the robot's reach. The shipped URDFs
+# are kinematically symmetric to 1e-12 of it; a joint flipped wrongly puts the mirrored feet or joints
+# centimetres to decimetres off (several % and more).
 MIRROR_RTOL = 0.01
 _REFLECT = np.diag([1.0, -1.0, 1.0])
 
@@ -54,21 +54,22 @@ def check_heel_behind_toe(f: Fields, model: pin.Model, q: np.ndarray, feet, cont
 
 
 def _mirror_error(model, data, mirror, contacts, q) -> float:
-    """Largest distance [m] of the mirrored posture's contact points and centre of mass from the
-    reflection (y → −y) of their partners' in posture q."""
+    """Largest distance [m] of the mirrored posture's contact points and joint origins from the
+    reflection (y → −y) of their partners' in posture q (kinematics only: a robot whose mass is
+    not symmetric still has a mirror map)."""
     def points(x):
         pin.framesForwardKinematics(model, data, x)
-        p = np.array([data.oMf[c.frame_id].act(c.point) for c in contacts])
-        return np.vstack([p, pin.centerOfMass(model, data, x)])
+        p = [data.oMf[c.frame_id].act(c.point) for c in contacts]
+        return np.array(p + [data.oMi[j].translation for j in range(1, model.njoints)])
     p, pm = points(q), points(mirror.coordinates(q))
-    perm = np.append(mirror.contact_perm, len(contacts))
+    perm = np.concatenate([mirror.contact_perm, len(contacts) + mirror.perm])
     return float(np.abs(pm - p[perm] @ _REFLECT).max())
 
 
 def check_mirror(f: Fields, model: pin.Model, mirror, contacts, reach: float, samples: int = 12) -> None:
     """The mirror map (joint pairs and flips) maps random postures (joint angles within their
-    limits, clipped to ±1 rad/m) to their reflections, to MIRROR_RTOL × reach [m]; else names the
-    joints that break it, each moved alone from the zero posture."""
+    limits, clipped to ±1 rad/m) to their reflections, feet and joint origins to MIRROR_RTOL ×
+    reach [m]; else names the joints that break it, each moved alone from the zero posture."""
     if mirror is None:
         return
     data = model.createData()
@@ -86,6 +87,6 @@ def check_mirror(f: Fields, model: pin.Model, mirror, contacts, reach: float, sa
         q[i] = lo[i] + 0.8 * (hi[i] - lo[i])
         if _mirror_error(model, data, mirror, contacts, q) > tol:
             culprits.append(model.names[i + 1])
-    raise f.error("mirror", f"mirrored feet or centre of mass {worst:.3g} m off the reflection (y → −y) of their "
+    raise f.error("mirror", f"mirrored feet or joints {worst:.3g} m off the reflection (y → −y) of their "
                   f"partners'; a wrong flip or pair at {', '.join(culprits) or 'several joints together'}",
                   f"at most {tol:.3g} m: flip the joints whose angle changes sign under the reflection")

@@ -188,7 +188,7 @@ def test_heel_and_toe_swapped(robot_dir):
 def test_wrong_mirror_flip_names_the_joints(tmp_path, flip):
     """A 3-D robot's mirror map with a roll joint not flipped, or a pitch joint flipped, is
     refused naming those joints (a new user's trial: forgetting the hip roll flip solved a
-    lopsided gait). The shipped map is exact to 6e-5 m; each mistake is centimetres off."""
+    lopsided gait). The shipped map is exact to 1e-14 m; each mistake is centimetres off."""
     folder = tmp_path / "hoap2"
     shutil.copytree(REPO_ROBOTS / "hoap2", folder)
     data = _data(folder)
@@ -197,6 +197,19 @@ def test_wrong_mirror_flip_names_the_joints(tmp_path, flip):
     _write(folder, data)
     err = _assert_input_error(folder, "mirror", contains=flip[0])
     assert flip[1] in str(err)
+
+
+def test_mirror_check_is_kinematic(robot_dir):
+    """A robot whose masses are not symmetric (a heavier left thigh) keeps its mirror map: the
+    check compares feet and joint origins, not the centre of mass."""
+    urdf = robot_dir / "biped7.urdf"
+    text = urdf.read_text(encoding="utf-8")
+    heavy = re.sub(r'(<link name="left_thigh">.*?<mass value=)"([^"]*)"', lambda m: f'{m.group(1)}"{2 * float(m.group(2))}"',
+                   text, count=1, flags=re.S)
+    assert heavy != text
+    urdf.write_text(heavy, encoding="utf-8")
+    robot = gaitopt.load_robot(robot_dir)
+    assert robot.mirror is not None and robot.total_mass > 12.5
 
 
 def test_a_mistyped_name_lists_the_closest_names_first():
