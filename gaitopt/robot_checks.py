@@ -69,7 +69,8 @@ def _mirror_error(model, data, mirror, contacts, q) -> float:
 def check_mirror(f: Fields, model: pin.Model, mirror, contacts, reach: float, samples: int = 12) -> None:
     """The mirror map (joint pairs and flips) maps random postures (joint angles within their
     limits, clipped to ±1 rad/m) to their reflections, feet and joint origins to MIRROR_RTOL ×
-    reach [m]; else names the joints that break it, each moved alone from the zero posture."""
+    reach [m]; else names the joints that break it, each moved alone from the zero posture. A
+    wrong flip of a chain's last joint with no foot below it moves nothing compared: not caught."""
     if mirror is None:
         return
     data = model.createData()
