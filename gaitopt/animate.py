@@ -1,5 +1,6 @@
 """Animation of an optimal gait: the stick figure (Pinocchio forward kinematics of the robot's
-model) walking over `cycles` gait cycles, contact forces as arrows, the CoM as a dot.
+model) walking over `cycles` gait cycles, the left and right legs in their own colours, contact
+forces as arrows, the CoM as a dot.
 
 Written as a GIF with matplotlib's PillowWriter (Pillow comes with matplotlib) or as an MP4
 with ffmpeg when it is on PATH. No pyplot: the figure has its own Agg canvas.
@@ -22,6 +23,9 @@ FORMATS = (".gif", ".mp4")
 MAX_FPS = 240.0  # frames per second of real time
 MAX_CYCLES = 50  # gait cycles shown
 MAX_FRAMES = 5000  # frames in all (a GIF of more takes minutes and hundreds of MB)
+# stick colours: body; legs of each mirror pair's first foot (left) and second (right), so that
+# the legs can be told apart where they cross (one colour for all hid which leg was which)
+SEGMENT_COLOURS = {None: "#2d3748", 0: "#2b6cb0", 1: "#2f855a"}
 
 
 def frame_count(period: float, fps: float, cycles: int) -> int:
@@ -80,11 +84,12 @@ def _frames(result, fps, cycles, view, force_scale):
     scale = force_scale or 0.3 * height / (robot.total_mass * 9.81)
     surface = surface_of(result.problem)
     segs = poses.segments
+    colours = [SEGMENT_COLOURS[s] for s in poses.segment_sides()]
 
     fig = new_figure(8, 4.5 if view == "sagittal" else 6)
     if view == "3d":
         ax = fig.add_subplot(projection="3d")
-        lines = [ax.plot([], [], [], color="#2d3748", lw=2)[0] for _ in segs]
+        lines = [ax.plot([], [], [], color=c, lw=2)[0] for c in colours]
         forces = [ax.plot([], [], [], color="#e53e3e", lw=1.2)[0] for _ in robot.contacts]
         com, = ax.plot([], [], [], "o", color="k", ms=4)
         y_range = (min(lo[1], -0.1) - 0.1, max(hi[1], 0.1) + 0.1)
@@ -99,7 +104,7 @@ def _frames(result, fps, cycles, view, force_scale):
         ax.set_zlabel("z [m]")
     else:
         ax = fig.subplots()
-        lines = [ax.plot([], [], color="#2d3748", lw=2)[0] for _ in segs]
+        lines = [ax.plot([], [], color=c, lw=2)[0] for c in colours]
         forces = [ax.plot([], [], color="#e53e3e", lw=1.2)[0] for _ in robot.contacts]
         com, = ax.plot([], [], "o", color="k", ms=4)
         x0, x1 = lo[0] - 0.1, hi[0] + 0.1
@@ -113,7 +118,8 @@ def _frames(result, fps, cycles, view, force_scale):
         ax.set_ylabel("z [m]")
     label = ax.set_title("")
     turning = f", {traj.turn / traj.period:.3g} rad/s yaw" if traj.turn else ""
-    fig.suptitle(f"{robot.name}: {cycles} cycle(s), {traj.distance / traj.period:.3g} m/s{turning}")
+    fig.suptitle(f"{robot.name}: {cycles} cycle(s), {traj.distance / traj.period:.3g} m/s{turning}"
+                 f"{_side_names(robot)}")
 
     def draw(k):
         p = pts[k]
@@ -130,6 +136,12 @@ def _frames(result, fps, cycles, view, force_scale):
         return lines + forces + [com, label]
 
     return fig, draw, n
+
+
+def _side_names(robot) -> str:
+    """'; blue: left, green: right' naming the first mirror pair of feet ('' without one)."""
+    pairs = [(f, p) for f, p in (robot.mirror.foot_pairs.items() if robot.mirror else ()) if f != p]
+    return f"; blue: {pairs[0][0]}, green: {pairs[0][1]}" if pairs else ""
 
 
 def _set(line, xyz, view):
