@@ -164,8 +164,8 @@ def save_animation(result, path: str | Path, *, fps: float = 25.0, cycles: int =
     writer = mpl_animation.FFMpegWriter(fps=fps) if path.suffix == ".mp4" else mpl_animation.PillowWriter(fps=fps)
     path.parent.mkdir(parents=True, exist_ok=True)
     # The layout is computed once, on the first frame, then frozen: FuncAnimation.save drew
-    # each frame three times and laid it out twice (a heel–toe GIF of 59 frames took 7.5 s;
-    # docs/speed.md), and a layout redone per frame made the axes jitter with the title's width.
+    # each frame three times and laid it out twice (a heel–toe GIF of 59 frames took 7.6 s;
+    # docs/export.md), and a layout redone per frame made the axes jitter with the title's width.
     draw(0)
     fig.canvas.draw()
     fig.set_layout_engine("none")
