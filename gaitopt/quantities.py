@@ -108,6 +108,30 @@ class Poses:
         segs += [(j - 1, nj + nc + k) for k, j in enumerate(self.com_joints)]
         self.segments = segs
 
+    def segment_sides(self) -> list:
+        """Per segment 0, 1 or None: on a leg of the first or the second foot of its mirror pair
+        (robot.yaml's `mirror.feet` order, e.g. left and right), or on neither (body, or a chain
+        both sides share), so that drawings can tell the legs apart."""
+        m, robot = self.model, self.robot
+        nj, nc = m.njoints - 1, len(robot.contacts)
+        pairs = robot.mirror.foot_pairs if robot.mirror is not None else {}
+        order = list(pairs)  # insertion order: each pair's first foot before its partner
+        side = {f: (0 if order.index(f) < order.index(p) else 1) for f, p in pairs.items() if p != f}
+        foot_joint = [(c.foot, m.frames[c.frame_id].parentJoint) for c in robot.contacts]
+
+        def of_joint(j):  # the sides of the feet whose chain passes through joint j
+            return {side.get(f) for f, fj in foot_joint if j in list(m.supports[fj])}
+        out = []
+        for _, b in self.segments:
+            if b < nj:
+                sides = of_joint(b + 1)
+            elif b < nj + nc:
+                sides = {side.get(robot.contacts[b - nj].foot)}
+            else:
+                sides = of_joint(self.com_joints[b - nj - nc])
+            out.append(sides.pop() if len(sides) == 1 else None)
+        return out
+
     def evaluate(self, q) -> dict:
         m, d = self.model, self.data
         q = np.asarray(q, float)

@@ -18,12 +18,12 @@ import numpy as np
 import pinocchio as pin
 
 from .errors import InputError
-from .mirror_check import check_mirror
 from .settings import feasibility_settings
+from .robot_checks import check_heel_behind_toe, check_mirror, standing_base_z
 from .robot_model import (BASE_COORDINATES, BASE_MODES, Actuator, ContactPoint, Foot, Mirror, Robot,
                           set_reflected_inertia)
-from .robot_urdf import (_build_urdf_model, _captured_output, _check_urdf_numbers, _flush, _one_line,
-                         _urdf_path, package_share)
+from .robot_urdf import (_build_urdf_model, _captured_output, _check_moving_masses, _check_urdf_numbers, _flush,
+                         _one_line, _urdf_path, package_share)
 from .robot_yaml import (ACTUATOR_FIELDS, ACTUATOR_RANGES, KINEMATICS_KEYS, MAX_MAGNITUDE, ROBOT_KEYS,
                          _allowed_names, _finite_tree, _short_repr, number, read_yaml, vector)
 from .yamlio import Fields, load_yaml  # (moved helpers above stay importable from here)
@@ -109,7 +109,7 @@ def load_robot(name_or_path: str | Path, *, base: str | None = None,
     at most a few hundred characters).
     """
     try:
-        return check_mirror(_load_robot(name_or_path, base, search))
+        return _load_robot(name_or_path, base, search)
     except InputError as err:
         raise _shortened(err) from None
 
@@ -171,6 +171,7 @@ def _load_robot(name_or_path, base, search) -> Robot:
             raise InputError(f"joint {reduced.names[j]!r} is {jm.shortname()} with nq={jm.nq}: gaitopt needs "
                              "1-DOF revolute or prismatic joints (make continuous joints revolute, or lock it)",
                              file=str(file), field="urdf")
+    _check_moving_masses(reduced, urdf, file)
 
     _override_limits(f, reduced)
     model = _with_base(reduced, base)
@@ -190,6 +191,8 @@ def _load_robot(name_or_path, base, search) -> Robot:
     actuators, reflected = _actuators(f, actuated)
     set_reflected_inertia(model, actuators, reflected)
     standing_q = _standing(f, model, coord, base, contacts)
+    check_heel_behind_toe(f, model, standing_q, feet, contacts)
+    check_mirror(f, model, mirror, contacts, _reach(model))
     kinematics = _kinematics(f, coord)
     f.raw("sources", None)
     f.done(ROBOT_KEYS)
@@ -485,15 +488,6 @@ def _standing(f: Fields, model, coord, base, contacts):
             raise jf.error(str(j), f"{q[i]} is outside the joint limits", f"[{lo:.6g}, {hi:.6g}]")
     jf.done()
     if base != "fixed":
-        iz = coord.index("base_z")
-        if sf.has("base_z"):
-            q[iz] = number(sf, "base_z")
-        else:
-            data = model.createData()
-            pin.framesForwardKinematics(model, data, q)
-            zmin = min((data.oMf[c.frame_id].act(c.point))[2] for c in contacts)
-            if not np.isfinite(zmin):
-                raise sf.error("base_z", "the feet's height at the standing posture is not finite: give base_z")
-            q[iz] = -zmin
+        q[coord.index("base_z")] = standing_base_z(sf, model, q, contacts)
     sf.done(["joints", "base_z"])
     return q
