@@ -53,17 +53,22 @@ def check_heel_behind_toe(f: Fields, model: pin.Model, q: np.ndarray, feet, cont
                               "differ from the base's", "heel behind toe")
 
 
-def _mirror_error(model, data, mirror, contacts, q) -> float:
-    """Largest distance [m] of the mirrored posture's contact points and joint origins from the
-    reflection (y → −y) of their partners' in posture q (kinematics only: a robot whose mass is
-    not symmetric still has a mirror map)."""
+def _mirror_errors(model, data, mirror, contacts, q) -> np.ndarray:
+    """Per contact point, then per joint origin: the largest coordinate distance [m] of the
+    mirrored posture's point from the reflection (y → −y) of its partner's in posture q
+    (kinematics only: a robot whose mass is not symmetric still has a mirror map)."""
     def points(x):
         pin.framesForwardKinematics(model, data, x)
         p = [data.oMf[c.frame_id].act(c.point) for c in contacts]
         return np.array(p + [data.oMi[j].translation for j in range(1, model.njoints)])
     p, pm = points(q), points(mirror.coordinates(q))
     perm = np.concatenate([mirror.contact_perm, len(contacts) + mirror.perm])
-    return float(np.abs(pm - p[perm] @ _REFLECT).max())
+    return np.abs(pm - p[perm] @ _REFLECT).max(axis=1)
+
+
+def _mirror_error(model, data, mirror, contacts, q) -> float:
+    """The largest of `_mirror_errors` [m]."""
+    return float(_mirror_errors(model, data, mirror, contacts, q).max())
 
 
 def check_mirror(f: Fields, model: pin.Model, mirror, contacts, reach: float, samples: int = 12) -> None:
@@ -82,6 +87,15 @@ def check_mirror(f: Fields, model: pin.Model, mirror, contacts, reach: float, sa
                 for _ in range(samples))
     if worst <= tol:
         return
+    # at the zero posture no flip matters: points off there are paired wrongly (a user's hexapod
+    # with its feet paired FL-MR was told every coordinate was at fault)
+    zero = _mirror_errors(model, data, mirror, contacts, pin.neutral(model))
+    names = [c.name for c in contacts] + [model.names[j] for j in range(1, model.njoints)]
+    paired = [n for n, e in zip(names, zero) if e > tol]
+    if paired:
+        raise f.error("mirror", f"at the zero posture {', '.join(paired[:6])}{' …' if len(paired) > 6 else ''} "
+                      f"lie up to {zero.max():.3g} m off the reflection (y → −y) of their partners': a wrong "
+                      "pair in mirror.feet or mirror.joints", f"pairs mirror images, at most {tol:.3g} m off")
     culprits = []
     for i in range(model.nq):
         q = pin.neutral(model)

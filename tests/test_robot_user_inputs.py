@@ -36,7 +36,18 @@ def _error(folder) -> InputError:
 def test_feet_paired_with_the_wrong_partner(tmp_path):
     def edit(data):
         data["mirror"]["feet"] = [["L1", "R2"], ["L2", "R1"], ["L3", "R3"]]
-    assert _error(_copy(tmp_path, "hexapod", edit)).field == "mirror"
+    err = _error(_copy(tmp_path, "hexapod", edit))
+    # named as a pairing fault, the feet listed (it blamed every coordinate, base_x first)
+    assert err.field == "mirror" and "mirror.feet" in str(err) and "L1, L2, R1, R2" in str(err), str(err)
+    assert "base_x" not in str(err)
+
+
+def test_joints_paired_with_the_wrong_partner(tmp_path):
+    def edit(data):
+        pairs = data["mirror"]["joints"]
+        pairs[1][1], pairs[4][1] = pairs[4][1], pairs[1][1]      # L1_femur-R2_femur, L2_femur-R1_femur
+    err = _error(_copy(tmp_path, "hexapod", edit))
+    assert err.field == "mirror" and "mirror.joints" in str(err) and "L1_femur" in str(err), str(err)
 
 
 def test_a_missing_flip(tmp_path):
