@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constraints.kinematics import BASE_ATTITUDE_BAND, base_height_band, foot_boxes, setting
+from .constraints.kinematics import (BASE_ATTITUDE_BAND, FootRangeOfMotion, base_height_band, foot_boxes,
+                                    setting)
 from .direction import check_robot
 from .errors import InputError
 from .legs import leg_geometry
@@ -22,6 +23,7 @@ def check_problem(problem, robot) -> None:
     _feet_that_never_lift(problem, robot, schedule)
     _flight_without_floating_base(problem, robot, schedule)
     _period_against_stride_and_speed(problem)
+    _stride_out_of_reach(problem, robot, schedule)
     _stance_out_of_reach(problem, robot, schedule)
     _clearance_out_of_reach(problem, robot, schedule)
 
@@ -67,6 +69,49 @@ def _period_against_stride_and_speed(problem) -> None:
         raise InputError(f"stride {stride.min:g}–{stride.max:g} m at speed {speed.min:g}–{speed.max:g} m/s needs a "
                          f"cycle of {lo:.4g}–{hi:.4g} s, but the phase durations allow {t_min:.4g}–{t_max:.4g} s",
                          file=problem.source, field="speed")
+
+
+def _stride_out_of_reach(problem, robot, schedule) -> None:
+    """The base can advance at most Σ_phases min_{f in stance} L_f per cycle: while a phase's
+    stance feet hold their footholds, the base stays within each one's range-of-motion box (x
+    length L_f, widened by the attitude band's rotation of the box and by the foot rolling
+    about its contact points). A stride or a speed × shortest cycle beyond that is refused (a
+    user's `speed: 15`, a unit slip, ran 580 iterations). Straight gaits on the plane with the
+    boxes on, and no flight phase (a flying base advances without a foot to bound it)."""
+    stride, speed = problem.stride, problem.speed
+    if (problem.sideways or problem.yaw_rate or problem.slope or problem.terrain is not None
+            or problem.limb_lengths is not None or "base_x" not in robot.base_coordinates
+            or not FootRangeOfMotion.applies(problem, robot)):
+        return
+    part = 0.5 if problem.cycle == "half" else 1.0
+    t_min = sum(ph.duration.min for ph in problem.phases) / part
+    need = max(stride.min if stride is not None else 0.0, speed.min * t_min if speed is not None else 0.0)
+    if need <= 0.0:
+        return
+    boxes = foot_boxes(problem, robot)
+    attitude = setting(problem, robot, "base_attitude")
+    bands = {**BASE_ATTITUDE_BAND, **(attitude or {})} if attitude is not False else {}
+    pitch = bands.get("pitch", problem.constraints.base_pitch_limit)
+    turn = min(pitch if robot.base == "sagittal" else pitch + bands.get("roll", np.pi) + bands.get("yaw", np.pi),
+               np.pi)
+    span = {}
+    for foot, (lo, hi) in boxes.items():
+        corner = max(np.linalg.norm([x, y, z]) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2]))
+        points = [c.point for c in robot.contacts if c.foot == foot]
+        roll = max(np.linalg.norm(q - np.mean(points, axis=0)) for q in points)
+        # the box turned by up to `turn` moves its points by at most the chord 2 r sin(turn / 2)
+        span[foot] = hi[0] - lo[0] + 4.0 * corner * np.sin(turn / 2.0) + 2.0 * roll
+    reach = 0.0
+    for modes, _ in schedule.expanded:
+        standing = [span[f] for f, m in modes.items() if m != "swing"]
+        if not standing:
+            return
+        reach += min(standing)
+    if need > 1.05 * reach + 0.005:  # margin: footholds drift (second order in h) between knots
+        field = "speed" if speed is not None and speed.min * t_min >= need else "stride"
+        why = f"{speed.min:g} m/s × a cycle ≥ {t_min:.3g} s is" if field == "speed" else f"{stride.min:g} m is"
+        raise InputError(f"{why} a stride of {need:.3g} m; the feet's range boxes allow at most {reach:.3g} m "
+                         "(a unit slip? else widen constraints.foot_range)", file=problem.source, field=field)
 
 
 def _vertical_reach(problem, robot):
