@@ -6,6 +6,8 @@ a shipped robot); these checks take milliseconds and say which setting is at fau
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .constraints.kinematics import (BASE_ATTITUDE_BAND, FootRangeOfMotion, base_height_band, foot_boxes,
@@ -114,11 +116,17 @@ def _stride_out_of_reach(problem, robot, schedule) -> None:
                          "(a unit slip? else widen constraints.foot_range)", file=problem.source, field=field)
 
 
-def _vertical_reach(problem, robot):
-    """(base height band (lo, hi) [m], {foot: (lo, hi) depth below the base it reaches [m]},
-    {foot: slack [m] the attitude band's tilt gives its standing lever arm}, {foot: the largest
-    horizontal distance [m] of its range from the base}, the largest tilt [rad]), or None
-    without a floating base or a height band."""
+class VerticalReach(NamedTuple):
+    """What the base height band and each foot's range allow vertically."""
+    band: tuple    # (lo, hi) base height band [m]
+    reach: dict    # foot → (lo, hi) depth below the base it reaches [m]
+    slack: dict    # foot → slack [m] the attitude band's tilt gives its standing lever arm
+    lever: dict    # foot → the largest horizontal distance [m] of its range from the base
+    tilt: float    # the largest tilt [rad]
+
+
+def _vertical_reach(problem, robot) -> VerticalReach | None:
+    """The VerticalReach of the problem's feet, or None without a floating base or a height band."""
     if "base_z" not in robot.base_coordinates:
         return None
     band = base_height_band(problem, robot)
@@ -136,7 +144,7 @@ def _vertical_reach(problem, robot):
     # the farthest the foot gets from the base's vertical axis: its box's corners, or the leg
     lever = {f: max(np.hypot(x, y) for x in (boxes[f][0][0], boxes[f][1][0]) for y in (boxes[f][0][1], boxes[f][1][1]))
              if ranged else np.hypot(*geo.stance[f][:2]) + geo.length[f] for f in robot.feet}
-    return band, reach, slack, lever, min(tilt, np.pi / 2)
+    return VerticalReach(band, reach, slack, lever, min(tilt, np.pi / 2))
 
 
 def _stance_out_of_reach(problem, robot, schedule) -> None:
@@ -146,7 +154,7 @@ def _stance_out_of_reach(problem, robot, schedule) -> None:
     vertical = _vertical_reach(problem, robot)
     if vertical is None:
         return
-    (lo, hi), reach, slack, _, _ = vertical
+    (lo, hi), reach, slack = vertical.band, vertical.reach, vertical.slack
     in_stance = {f for modes, _ in schedule.expanded for f, m in modes.items() if m != "swing"}
     for foot in sorted(in_stance):
         if reach[foot][1] + slack[foot] < lo or reach[foot][0] - slack[foot] > hi:
@@ -164,7 +172,7 @@ def _clearance_out_of_reach(problem, robot, schedule) -> None:
     vertical = _vertical_reach(problem, robot)
     if vertical is None or problem.terrain is not None:
         return
-    (lo, hi), reach, _, lever, tilt = vertical
+    (lo, hi), reach, lever, tilt = vertical.band, vertical.reach, vertical.lever, vertical.tilt
     c = problem.constraints.clearance
     swinging = {f for modes, _ in schedule.expanded for f, m in modes.items() if m == "swing"}
     # pitch and roll both at the band's largest tilt the z axis by up to √2 times it
