@@ -19,7 +19,7 @@ import pinocchio as pin
 
 from .errors import InputError
 from .settings import feasibility_settings
-from .robot_feet import partner_name, reach, read_feet
+from .robot_feet import partner_name, reach, read_feet, warn_if_soles_locked
 from .robot_checks import check_heel_behind_toe, check_mirror, standing_base_z
 from .robot_model import (BASE_COORDINATES, BASE_MODES, Actuator, ContactPoint, Foot, Mirror, Robot,
                           set_reflected_inertia)
@@ -193,6 +193,7 @@ def _load_robot(name_or_path, base, search) -> Robot:
     set_reflected_inertia(model, actuators, reflected)
     standing_q = _standing(f, model, coord, base, contacts)
     check_heel_behind_toe(f, model, standing_q, feet, contacts)
+    warn_if_soles_locked(f, model, standing_q, contacts)
     check_mirror(f, model, mirror, contacts, reach(model))
     kinematics = _kinematics(f, coord)
     f.raw("sources", None)

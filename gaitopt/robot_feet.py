@@ -110,3 +110,33 @@ def _inner_sign(model, fid, foot, ff) -> float:
 def partner_name(contact: ContactPoint, other_foot: str) -> str:
     """The name the contact point `contact` has on foot `other_foot` (same role and side)."""
     return other_foot + contact.name[len(contact.foot):]
+
+
+def warn_if_soles_locked(f: Fields, model: pin.Model, q: np.ndarray, contacts) -> None:
+    """One warning when, with every foot flat at the standing posture q, the soles' velocity
+    components have a smaller rank than the rows `ContactAtRest` imposes (3 + 2 + 1 a sole, 3 + 2
+    a heel/toe line, 3 a point): the legs cannot turn one sole relative to the other about some
+    axis (most often: no ankle roll joint), so a double support on flat soles is a closed chain
+    with a dependent contact row near that posture (IPOPT then converges slowly)."""
+    if not any(c.side for c in contacts):
+        return
+    from .constraints.contact import sole_rows  # why here: constraints import the robot model
+    data = model.createData()
+    pin.computeJointJacobians(model, data, q)
+    pin.updateFramePlacements(model, data)
+    rows, expected, fixed = [], 0, {}
+    for c in contacts:
+        M = data.oMf[c.frame_id]
+        J6 = pin.getFrameJacobian(model, data, c.frame_id, pin.LOCAL_WORLD_ALIGNED)
+        rows.append(J6[:3] - pin.skew(M.rotation @ c.point) @ J6[3:])
+        before = fixed.setdefault(c.foot, [])
+        n = sole_rows(before, c.point)
+        expected += n
+        before += [c.point] if n else []
+    rank = int(np.linalg.matrix_rank(np.vstack(rows), tol=1e-9))
+    if rank < expected:
+        import warnings
+        warnings.warn(f"{f.file}: feet: with every sole flat at the standing posture the contact velocity rows have "
+                      f"rank {rank} of {expected}: the legs cannot turn one sole relative to the other about some axis "
+                      "(an ankle roll joint missing?): in double support on flat soles a contact row is then dependent "
+                      "near that posture (IPOPT converges slowly)", stacklevel=2)

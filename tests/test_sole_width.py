@@ -95,6 +95,25 @@ def test_width_refused(tmp_path, robot_name, old, new, why):
 
 
 @pytest.mark.fast
+def test_soles_without_ankle_roll_warn(tmp_path, sole_folder):
+    """Locking the ankle roll joints leaves the legs unable to turn one flat sole relative to
+    the other about x: loading warns that the double-support rows are dependent (rank 11 of
+    12); with the ankle roll free, no warning (every warning an error here)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        go.load_robot(sole_folder)
+    folder = tmp_path / "hoap2"
+    shutil.copytree(sole_folder, folder)
+    text = (folder / "robot.yaml").read_text()
+    text = text.replace("    - [LLEG_JOINT6, RLEG_JOINT6]\n", "").replace("LLEG_JOINT6, RLEG_JOINT6, ", "")
+    (folder / "robot.yaml").write_text(text.replace("  LARM_JOINT5: 0.0\n", "  LARM_JOINT5: 0.0\n  LLEG_JOINT6: 0.0\n"
+                                                    "  RLEG_JOINT6: 0.0\n"))
+    with pytest.warns(UserWarning, match="rank 11 of 12"):
+        go.load_robot(folder)
+
+
+@pytest.mark.fast
 def test_sole_rows_counts():
     """3 + 2 + 1 + 0 velocity components for four corners; a point on the line adds none."""
     a, b, c, d = (np.array(p, float) for p in ([0, 0, 0], [0, 0.06, 0], [0.1, 0, 0], [0.1, 0.06, 0]))
