@@ -53,7 +53,8 @@ def read_feet(f: Fields, model: pin.Model, base: str):
         for c in points:
             if np.linalg.norm(c.point) > size:  # millimetres typed as metres, most often
                 key = "width" if c.side else c.role  # the key: point, heel, toe or width
-                raise ff.error(key, f"is {np.linalg.norm(c.point):.3g} m from the frame {frame}, farther than any "
+                what = f"puts corner {c.name}" if c.side else "is"
+                raise ff.error(key, f"{what} {np.linalg.norm(c.point):.3g} m from the frame {frame}, farther than any "
                                f"frame of the robot is from its base ({size:.3g} m): give it in metres, in the "
                                "frame's axes")
         contacts += points
