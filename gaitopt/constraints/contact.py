@@ -201,17 +201,16 @@ class ContactGround(Constraint):
         pos, _ = point.contact_kinematics(ctx.dynamics)
         names, contacts = ctx.contact_names, ctx.robot.contacts
         fixed = {}  # foot → its points whose height is already set: held over, then anchored here
-        for cname in pv.active:
-            if cname not in anchored:
-                c = contacts[names.index(cname)]
-                fixed.setdefault(c.foot, []).append(c.point)
-        for cname in pv.active:
-            if cname in anchored:
+        for new in (False, True):
+            for cname in pv.active:
+                if (cname in anchored) != new:
+                    continue
                 c = contacts[names.index(cname)]
                 before = fixed.setdefault(c.foot, [])
                 if sole_rows(before, c.point):  # three points off one line set a sole's plane
-                    ctx.builder.con(self.term, pv.name, ctx.terrain.height(pos, names.index(cname)))
                     before.append(c.point)
+                    if new:
+                        ctx.builder.con(self.term, pv.name, ctx.terrain.height(pos, names.index(cname)))
         self._flat_footholds(ctx, p, pos, [c for c in pv.active if c in anchored])
 
     @staticmethod
