@@ -204,3 +204,16 @@ def test_solved_static_walk_corners(static_walk):
     # integration's second-order error (velocity-level contact, as every foot: 1.7 mm here)
     drift = foothold_drift(s, DRIFT_BOUND_TEST)
     print(f"stance corner speed ≤ {worst:.1e} m/s, drift {drift * 1e3:.3f} mm")
+
+
+@pytest.mark.fast
+def test_sole_outline_drawn(robot):
+    """Stick figures and animations draw each sole as its outline: heel edge, outer side, toe
+    edge, inner side (four segments between the corners)."""
+    from gaitopt.quantities import Poses
+    segs = {tuple(sorted(s)) for s in Poses(robot).segments}
+    nj = robot.model.njoints - 1
+    for foot in ("left", "right"):
+        hi, ho, ti, to = (nj + robot.contact_index(f"{foot}_{n}") for n in ("heel_inner", "heel_outer", "toe_inner",
+                                                                           "toe_outer"))
+        assert {tuple(sorted(p)) for p in ((hi, ho), (ho, to), (to, ti), (ti, hi))} <= segs
