@@ -94,10 +94,12 @@ class Poses:
             parent = m.frames[c.frame_id].parentJoint
             if parent > 0:
                 segs.append((parent - 1, nj + ci))
-        for foot in robot.feet.values():  # the sole line of heel–toe feet
-            if len(foot.contacts) == 2:
-                a, b = (robot.contact_index(n) for n in foot.contacts)
-                segs.append((nj + a, nj + b))
+        for foot in robot.feet.values():  # the sole line of heel–toe feet, a sole's outline
+            idx = [nj + robot.contact_index(n) for n in foot.contacts]
+            if len(idx) == 2:
+                segs.append(tuple(idx))
+            elif len(idx) == 4:  # heel inner, heel outer, toe inner, toe outer (gaitopt.robot_feet)
+                segs += [(idx[0], idx[1]), (idx[1], idx[3]), (idx[3], idx[2]), (idx[2], idx[0])]
         # links with no joint below them (a torso above the hips, a head) end at their centre
         # of mass, from the root body (the last base joint) on
         nc = len(robot.contacts)

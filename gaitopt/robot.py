@@ -19,6 +19,7 @@ import pinocchio as pin
 
 from .errors import InputError
 from .settings import feasibility_settings
+from .robot_feet import partner_name, reach, read_feet, warn_if_soles_locked
 from .robot_checks import check_heel_behind_toe, check_mirror, standing_base_z
 from .robot_model import (BASE_COORDINATES, BASE_MODES, Actuator, ContactPoint, Foot, Mirror, Robot,
                           set_reflected_inertia)
@@ -186,13 +187,14 @@ def _load_robot(name_or_path, base, search) -> Robot:
             raise f.error("passive", f"{_short_repr(j, 60)} is not a joint of the model", _allowed_names(movable, near=j))
     actuated = [j for j in movable if j not in passive]
 
-    feet, contacts = _feet(f, model)
+    feet, contacts = read_feet(f, model, base)
     mirror = _mirror(f, model, base, coord, feet, contacts, joint_names)
     actuators, reflected = _actuators(f, actuated)
     set_reflected_inertia(model, actuators, reflected)
     standing_q = _standing(f, model, coord, base, contacts)
     check_heel_behind_toe(f, model, standing_q, feet, contacts)
-    check_mirror(f, model, mirror, contacts, _reach(model))
+    warn_if_soles_locked(f, model, standing_q, contacts)
+    check_mirror(f, model, mirror, contacts, reach(model))
     kinematics = _kinematics(f, coord)
     f.raw("sources", None)
     f.done(ROBOT_KEYS)
@@ -283,55 +285,6 @@ def _with_base(urdf_model: pin.Model, base: str) -> pin.Model:
     return model
 
 
-def _feet(f: Fields, model: pin.Model):
-    feet_f = f.mapping("feet")
-    if not feet_f.data:
-        raise f.error("feet", "a robot needs at least one foot")
-    frame_names = [fr.name for fr in model.frames]
-    size = _reach(model)
-    feet, contacts = {}, []
-    for foot in feet_f.data:
-        if not isinstance(foot, str) or not foot:
-            raise feet_f.error(str(foot), "a foot name must be a non-empty string")
-        ff = feet_f.mapping(foot, allowed=["frame", "point", "heel", "toe"])
-        frame = ff.string("frame")
-        if frame not in frame_names:
-            raise ff.error("frame", f"no frame {_short_repr(frame, 60)} in the URDF",
-                           _allowed_names([n for n in frame_names if "foot" in n.lower() or "sole" in n.lower()]
-                                          or [n for n in frame_names if n != "universe"]))
-        fid = model.getFrameId(frame)
-        if ff.has("point"):
-            if ff.has("heel") or ff.has("toe"):
-                raise ff.error("point", "a foot is either a point foot or has heel and toe points")
-            contacts.append(ContactPoint(str(foot), str(foot), "point", frame, fid, np.array(vector(ff, "point", 3))))
-            kind = "point"
-            names = (str(foot),)
-        elif ff.has("heel") and ff.has("toe"):
-            heel, toe = np.array(vector(ff, "heel", 3)), np.array(vector(ff, "toe", 3))
-            contacts.append(ContactPoint(f"{foot}_heel", str(foot), "heel", frame, fid, heel))
-            contacts.append(ContactPoint(f"{foot}_toe", str(foot), "toe", frame, fid, toe))
-            kind = "heel_toe"
-            names = (f"{foot}_heel", f"{foot}_toe")
-        else:
-            raise feet_f.error(str(foot), "give either `point` or both `heel` and `toe`", ["frame", "point", "heel", "toe"])
-        ff.done(["frame", "point", "heel", "toe"])
-        for c in contacts[-len(names):]:
-            if np.linalg.norm(c.point) > size:  # millimetres typed as metres, most often
-                raise ff.error(c.role,  # the key: point, heel or toe
-                               f"is {np.linalg.norm(c.point):.3g} m from the frame {frame}, farther than any frame of "
-                               f"the robot is from its base ({size:.3g} m): give it in metres, in the frame's axes")
-        feet[str(foot)] = Foot(str(foot), frame, kind, names)
-    return feet, contacts
-
-
-def _reach(model: pin.Model) -> float:
-    """The largest distance [m] of any frame from the base in the neutral configuration, at
-    least 0.1 m: no foot point lies farther from its frame."""
-    data = model.createData()
-    pin.framesForwardKinematics(model, data, pin.neutral(model))
-    return max(0.1, max(float(np.linalg.norm(f.translation)) for f in data.oMf))
-
-
 def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
     if not f.has("mirror"):
         f.raw("mirror", None)
@@ -366,8 +319,9 @@ def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) and p in feet for p in pair)):
             raise mf.error("feet", f"expected pairs of foot names, got {_short_repr(pair, 80)}",
                            _allowed_names(feet))
-        if feet[pair[0]].kind != feet[pair[1]].kind:
-            raise mf.error("feet", f"feet {pair[0]!r} and {pair[1]!r} are not of the same kind (point, heel/toe)")
+        if [partner_name(c, pair[1]) for c in contacts if c.foot == pair[0]] != list(feet[pair[1]].contacts):
+            raise mf.error("feet", f"feet {pair[0]!r} and {pair[1]!r} are not of the same kind (point, heel/toe, "
+                           "heel/toe with a sole width)")
         if pair[0] in foot_pairs or pair[1] in foot_pairs:
             raise mf.error("feet", "the pairs must not share feet")
         foot_pairs[pair[0]], foot_pairs[pair[1]] = pair[1], pair[0]
@@ -377,7 +331,7 @@ def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
     cperm = []
     for c in contacts:
         other = feet[foot_pairs[c.foot]]
-        partner = c.name if other.name == c.foot else (other.name if c.role == "point" else f"{other.name}_{c.role}")
+        partner = partner_name(c, other.name)  # the same role (and sole side) on the partner foot
         cperm.append(names.index(partner))
     mf.done(["joints", "flip", "feet"])
     if np.any(perm[perm] != np.arange(n)):

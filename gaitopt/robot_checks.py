@@ -43,10 +43,10 @@ def check_heel_behind_toe(f: Fields, model: pin.Model, q: np.ndarray, feet, cont
     at the standing posture q: heel roll and toe roll phases pivot on the points so named."""
     data = model.createData()
     pin.framesForwardKinematics(model, data, q)
-    at = {c.name: data.oMf[c.frame_id].act(c.point) for c in contacts}
     for foot in feet.values():
-        if foot.kind == "heel_toe":
-            heel, toe = at[f"{foot.name}_heel"], at[f"{foot.name}_toe"]
+        if foot.kind == "heel_toe":  # a sole's corners: the mean of each edge's two
+            heel, toe = (np.mean([data.oMf[c.frame_id].act(c.point) for c in contacts
+                                  if c.foot == foot.name and c.role == role], axis=0) for role in ("heel", "toe"))
             if heel[0] >= toe[0]:
                 raise f.error(f"feet.{foot.name}", f"the heel is {heel[0] - toe[0]:.4g} m ahead of the toe at the "
                               "standing posture (base x forward): heel and toe swapped, or the frame's axes "
