@@ -1,5 +1,6 @@
 """Animation of an optimal gait: the stick figure (Pinocchio forward kinematics of the robot's
-model) walking over `cycles` gait cycles, contact forces as arrows, the CoM as a dot.
+model) walking over `cycles` gait cycles, the left and right legs in their own colours, contact
+forces as arrows, the CoM as a dot.
 
 Written as a GIF with matplotlib's PillowWriter (Pillow comes with matplotlib) or as an MP4
 with ffmpeg when it is on PATH. No pyplot: the figure has its own Agg canvas.
@@ -22,6 +23,9 @@ FORMATS = (".gif", ".mp4")
 MAX_FPS = 240.0  # frames per second of real time
 MAX_CYCLES = 50  # gait cycles shown
 MAX_FRAMES = 5000  # frames in all (a GIF of more takes minutes and hundreds of MB)
+# stick colours: body; legs of each mirror pair's first foot (left) and second (right), so that
+# the legs can be told apart where they cross (one colour for all hid which leg was which)
+SEGMENT_COLOURS = {None: "#2d3748", 0: "#2b6cb0", 1: "#2f855a"}
 
 
 def frame_count(period: float, fps: float, cycles: int) -> int:
@@ -56,6 +60,12 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
     fps: frames per second of real time; cycles: gait cycles shown (the base advances);
     view: sagittal (x–z), 3d, or auto (3d for 3-D robots); force_scale: arrow length per
     newton [m/N] (default: the body weight drawn as 0.3 × the robot's height)."""
+    fig, draw, n = _frames(result, fps, cycles, view, force_scale)
+    return mpl_animation.FuncAnimation(fig, draw, frames=n, interval=1000.0 / fps, blit=False)
+
+
+def _frames(result, fps, cycles, view, force_scale):
+    """(figure, draw(k) setting frame k's artists, number of frames) of the gait's animation."""
     if view not in VIEWS:
         raise InputError(f"unknown view {view!r}", field="view", allowed=VIEWS)
     traj, robot = result.trajectory, result.robot
@@ -74,11 +84,12 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
     scale = force_scale or 0.3 * height / (robot.total_mass * 9.81)
     surface = surface_of(result.problem)
     segs = poses.segments
+    colours = [SEGMENT_COLOURS[s] for s in poses.segment_sides()]
 
     fig = new_figure(8, 4.5 if view == "sagittal" else 6)
     if view == "3d":
         ax = fig.add_subplot(projection="3d")
-        lines = [ax.plot([], [], [], color="#2d3748", lw=2)[0] for _ in segs]
+        lines = [ax.plot([], [], [], color=c, lw=2)[0] for c in colours]
         forces = [ax.plot([], [], [], color="#e53e3e", lw=1.2)[0] for _ in robot.contacts]
         com, = ax.plot([], [], [], "o", color="k", ms=4)
         y_range = (min(lo[1], -0.1) - 0.1, max(hi[1], 0.1) + 0.1)
@@ -93,7 +104,7 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
         ax.set_zlabel("z [m]")
     else:
         ax = fig.subplots()
-        lines = [ax.plot([], [], color="#2d3748", lw=2)[0] for _ in segs]
+        lines = [ax.plot([], [], color=c, lw=2)[0] for c in colours]
         forces = [ax.plot([], [], color="#e53e3e", lw=1.2)[0] for _ in robot.contacts]
         com, = ax.plot([], [], "o", color="k", ms=4)
         x0, x1 = lo[0] - 0.1, hi[0] + 0.1
@@ -107,7 +118,8 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
         ax.set_ylabel("z [m]")
     label = ax.set_title("")
     turning = f", {traj.turn / traj.period:.3g} rad/s yaw" if traj.turn else ""
-    fig.suptitle(f"{robot.name}: {cycles} cycle(s), {traj.distance / traj.period:.3g} m/s{turning}")
+    fig.suptitle(f"{robot.name}: {cycles} cycle(s), {traj.distance / traj.period:.3g} m/s{turning}"
+                 f"{_side_names(robot)}")
 
     def draw(k):
         p = pts[k]
@@ -123,7 +135,13 @@ def gait_animation(result, *, fps: float = 25.0, cycles: int = 1, view: str = "a
         label.set_text(f"t = {t[k]:.3f} s   {s['phase'][k]}")
         return lines + forces + [com, label]
 
-    return mpl_animation.FuncAnimation(fig, draw, frames=n, interval=1000.0 / fps, blit=False)
+    return fig, draw, n
+
+
+def _side_names(robot) -> str:
+    """'; blue: left, green: right' naming the first mirror pair of feet ('' without one)."""
+    pairs = [(f, p) for f, p in (robot.mirror.foot_pairs.items() if robot.mirror else ()) if f != p]
+    return f"; blue: {pairs[0][0]}, green: {pairs[0][1]}" if pairs else ""
 
 
 def _set(line, xyz, view):
@@ -142,10 +160,19 @@ def save_animation(result, path: str | Path, *, fps: float = 25.0, cycles: int =
         raise InputError(f"unknown animation file type {path.suffix!r}", file=str(path), allowed=FORMATS)
     if path.suffix == ".mp4" and not ffmpeg_available():
         raise InputError("an .mp4 needs ffmpeg on PATH; write a .gif instead", file=str(path))
-    anim = gait_animation(result, fps=fps, cycles=cycles, view=view)
+    fig, draw, n = _frames(result, fps, cycles, view, None)
     writer = mpl_animation.FFMpegWriter(fps=fps) if path.suffix == ".mp4" else mpl_animation.PillowWriter(fps=fps)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # The layout is computed once, on the first frame, then frozen: FuncAnimation.save drew
+    # each frame three times and laid it out twice (a heel–toe GIF of 59 frames took 7.6 s;
+    # docs/export.md), and a layout redone per frame made the axes jitter with the title's width.
+    draw(0)
+    fig.canvas.draw()
+    fig.set_layout_engine("none")
     from .export.atomic import atomic_path  # why: an interrupted write never leaves half a file
     with atomic_path(path) as tmp:
-        anim.save(str(tmp), writer=writer, dpi=dpi)
+        with writer.saving(fig, str(tmp), dpi):
+            for k in range(n):
+                draw(k)
+                writer.grab_frame()
     return path

@@ -152,8 +152,11 @@ def _cmd_robot(args) -> int:
     print(f"  coordinates: {', '.join(r.coordinates)}")
     print(f"  contacts: {', '.join(c.name for c in r.contacts)}")
     for j, a in r.actuators.items():
+        # the URDF's limits bind too (constraints.effort_limits, velocity_limits), whatever the gear
+        i = r.coordinates.index(j)
+        effort = f"{r.effort_limit[i]:.3g} N·m" if r.effort_limit[i] > 0 else "none"
         print(f"  {j}: torque limit {a.torque_limit:.3g} N·m, stall {a.stall_torque:.3g} N·m, "
-              f"no-load {a.no_load_speed:.3g} rad/s")
+              f"no-load {a.no_load_speed:.3g} rad/s; URDF effort {effort}, velocity {r.velocity_limit[i]:.3g} rad/s")
     return EXIT_OK
 
 

@@ -33,6 +33,13 @@ def phase_integral(x, t, spans) -> float:
     return float(sum(_trapezoid(x[sl], t[sl]) for sl in spans))
 
 
+def cycle_rms(x, t, spans, period: float) -> np.ndarray:
+    """Root mean square over one cycle of each column of samples x (T, n) at times t (T,), each
+    phase a span (`phase_spans`): √(∫ x² dt / period), shape (n,)."""
+    x = np.asarray(x, float)
+    return np.sqrt(np.array([phase_integral(x[:, i] ** 2, t, spans) for i in range(x.shape[1])]) / period)
+
+
 def cycle_energies(robot, t, tau, v, spans) -> dict:
     """Energies [J] of samples at times t (T,) with torques tau (T, nu) and velocities v (T, nv),
     each phase a span of the samples (`phase_spans`): electrical (V·i summed over the motors,

@@ -401,7 +401,9 @@ def ground_track(result) -> Figure:
                 ax.add_patch(Polygon(hull, closed=True, fill=False, lw=0.8, color="#2b6cb0"))
             elif len(hull) == 2:
                 ax.plot(hull[:, 0], hull[:, 1], color="#2b6cb0", lw=2, alpha=0.5)
-        pts = g["contacts"][g["in_contact"]]
+        # the sample at t = T is the next cycle's first, its footholds a stride on: left out
+        within = t < traj.period
+        pts = g["contacts"][within][g["in_contact"][within]]
         ax.plot(pts[:, 0], pts[:, 1], ".", color="#2b6cb0", ms=3, label="contact points in contact")
         ax.plot(g["com"][:, 0], g["com"][:, 1], color="k", lw=1.5, label="CoM ground projection")
         cop = np.where(_phase_breaks(s["phase"])[:, None], np.nan, g["cop"])

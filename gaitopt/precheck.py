@@ -7,10 +7,12 @@ a shipped robot); these checks take milliseconds and say which setting is at fau
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
-from .constraints.kinematics import BASE_ATTITUDE_BAND, attitude_bands, base_height_band, foot_boxes, setting
+from .constraints.kinematics import (BASE_ATTITUDE_BAND, FootRangeOfMotion, attitude_bands, base_height_band,
+                                    foot_boxes, setting)
 from .direction import check_robot
 from .errors import InputError
 from .legs import base_rotation, leg_geometry
@@ -24,6 +26,7 @@ def check_problem(problem, robot) -> None:
     _feet_that_never_lift(problem, robot, schedule)
     _flight_without_floating_base(problem, robot, schedule)
     _period_against_stride_and_speed(problem)
+    _stride_out_of_reach(problem, robot, schedule)
     _stance_out_of_reach(problem, robot, schedule)
     _clearance_out_of_reach(problem, robot, schedule)
     _stair_rise_out_of_reach(problem, robot, schedule)
@@ -72,11 +75,60 @@ def _period_against_stride_and_speed(problem) -> None:
                          file=problem.source, field="speed")
 
 
-def _vertical_reach(problem, robot):
-    """(base height band (lo, hi) [m], {foot: (lo, hi) depth below the base it reaches [m]},
-    {foot: slack [m] the attitude band's tilt gives its standing lever arm}, {foot: the largest
-    horizontal distance [m] of its range from the base}, the largest tilt [rad]), or None
-    without a floating base or a height band."""
+def _stride_out_of_reach(problem, robot, schedule) -> None:
+    """The base can advance at most Σ_phases min_{f in stance} L_f per cycle: while a phase's
+    stance feet hold their footholds, the base stays within each one's range-of-motion box (x
+    length L_f, widened by the attitude band's rotation of the box and by the foot rolling
+    about its contact points). A stride or a speed × shortest cycle beyond that is refused (a
+    user's `speed: 15`, a unit slip, ran 580 iterations). Straight gaits on the plane with the
+    boxes on, and no flight phase (a flying base advances without a foot to bound it)."""
+    stride, speed = problem.stride, problem.speed
+    if (problem.sideways or problem.yaw_rate or problem.slope or problem.terrain is not None
+            or problem.limb_lengths is not None or "base_x" not in robot.base_coordinates
+            or not FootRangeOfMotion.applies(problem, robot)):
+        return
+    part = 0.5 if problem.cycle == "half" else 1.0
+    t_min = sum(ph.duration.min for ph in problem.phases) / part
+    need = max(stride.min if stride is not None else 0.0, speed.min * t_min if speed is not None else 0.0)
+    if need <= 0.0:
+        return
+    boxes = foot_boxes(problem, robot)
+    attitude = setting(problem, robot, "base_attitude")
+    bands = {**BASE_ATTITUDE_BAND, **(attitude or {})} if attitude is not False else {}
+    pitch = bands.get("pitch", problem.constraints.base_pitch_limit)
+    turn = min(pitch if robot.base == "sagittal" else pitch + bands.get("roll", np.pi) + bands.get("yaw", np.pi),
+               np.pi)
+    span = {}
+    for foot, (lo, hi) in boxes.items():
+        corner = max(np.linalg.norm([x, y, z]) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2]))
+        points = [c.point for c in robot.contacts if c.foot == foot]
+        roll = max(np.linalg.norm(q - np.mean(points, axis=0)) for q in points)
+        # the box turned by up to `turn` moves its points by at most the chord 2 r sin(turn / 2)
+        span[foot] = hi[0] - lo[0] + 4.0 * corner * np.sin(turn / 2.0) + 2.0 * roll
+    reach = 0.0
+    for modes, _ in schedule.expanded:
+        standing = [span[f] for f, m in modes.items() if m != "swing"]
+        if not standing:
+            return
+        reach += min(standing)
+    if need > 1.05 * reach + 0.005:  # margin: footholds drift (second order in h) between knots
+        field = "speed" if speed is not None and speed.min * t_min >= need else "stride"
+        why = f"{speed.min:g} m/s × a cycle ≥ {t_min:.3g} s is" if field == "speed" else f"{stride.min:g} m is"
+        raise InputError(f"{why} a stride of {need:.3g} m; the feet's range boxes allow at most {reach:.3g} m "
+                         "(a unit slip? else widen constraints.foot_range)", file=problem.source, field=field)
+
+
+class VerticalReach(NamedTuple):
+    """What the base height band and each foot's range allow vertically."""
+    band: tuple    # (lo, hi) base height band [m]
+    reach: dict    # foot → (lo, hi) depth below the base it reaches [m]
+    slack: dict    # foot → slack [m] the attitude band's tilt gives its standing lever arm
+    lever: dict    # foot → the largest horizontal distance [m] of its range from the base
+    tilt: float    # the largest tilt [rad]
+
+
+def _vertical_reach(problem, robot) -> VerticalReach | None:
+    """The VerticalReach of the problem's feet, or None without a floating base or a height band."""
     if "base_z" not in robot.base_coordinates:
         return None
     band = base_height_band(problem, robot)
@@ -94,7 +146,7 @@ def _vertical_reach(problem, robot):
     # the farthest the foot gets from the base's vertical axis: its box's corners, or the leg
     lever = {f: max(np.hypot(x, y) for x in (boxes[f][0][0], boxes[f][1][0]) for y in (boxes[f][0][1], boxes[f][1][1]))
              if ranged else np.hypot(*geo.stance[f][:2]) + geo.length[f] for f in robot.feet}
-    return band, reach, slack, lever, min(tilt, np.pi / 2)
+    return VerticalReach(band, reach, slack, lever, min(tilt, np.pi / 2))
 
 
 def _stance_out_of_reach(problem, robot, schedule) -> None:
@@ -104,7 +156,7 @@ def _stance_out_of_reach(problem, robot, schedule) -> None:
     vertical = _vertical_reach(problem, robot)
     if vertical is None:
         return
-    (lo, hi), reach, slack, _, _ = vertical
+    (lo, hi), reach, slack = vertical.band, vertical.reach, vertical.slack
     in_stance = {f for modes, _ in schedule.expanded for f, m in modes.items() if m != "swing"}
     for foot in sorted(in_stance):
         if reach[foot][1] + slack[foot] < lo or reach[foot][0] - slack[foot] > hi:
@@ -122,7 +174,7 @@ def _clearance_out_of_reach(problem, robot, schedule) -> None:
     vertical = _vertical_reach(problem, robot)
     if vertical is None or problem.terrain is not None:
         return
-    (lo, hi), reach, _, lever, tilt = vertical
+    (lo, hi), reach, lever, tilt = vertical.band, vertical.reach, vertical.lever, vertical.tilt
     c = problem.constraints.clearance
     swinging = {f for modes, _ in schedule.expanded for f, m in modes.items() if m == "swing"}
     # pitch and roll both at the band's largest tilt the z axis by up to √2 times it
@@ -186,7 +238,7 @@ def _stair_rise_out_of_reach(problem, robot, schedule) -> None:
         mid = 0.5 * (lo_r + hi_r)
         trial = replace(problem, terrain={**problem.terrain, "stairs": {**stairs, "rise": np.sign(stairs["rise"]) * mid}})
         lo_r, hi_r = (mid, hi_r) if _stair_blocked_foot(trial, robot, schedule) is None else (lo_r, mid)
-    (lo, hi), run = vertical[0], stairs["run"]
+    (lo, hi), run = vertical.band, stairs["run"]
     raise InputError(f"a rise of {abs(stairs['rise']):.3g} m per {run:.3g} m run is out of reach: foot {foot!r} cannot "
                      f"pass over an edge while {'+'.join(standing) or 'no foot'} stand on treads, the base "
                      f"{lo:.3g}–{hi:.3g} m above the mean slope", file=problem.source, field="terrain.stairs.rise",

@@ -94,10 +94,12 @@ class Poses:
             parent = m.frames[c.frame_id].parentJoint
             if parent > 0:
                 segs.append((parent - 1, nj + ci))
-        for foot in robot.feet.values():  # the sole line of heel–toe feet
-            if len(foot.contacts) == 2:
-                a, b = (robot.contact_index(n) for n in foot.contacts)
-                segs.append((nj + a, nj + b))
+        for foot in robot.feet.values():  # the sole line of heel–toe feet, a sole's outline
+            idx = [nj + robot.contact_index(n) for n in foot.contacts]
+            if len(idx) == 2:
+                segs.append(tuple(idx))
+            elif len(idx) == 4:  # heel inner, heel outer, toe inner, toe outer (gaitopt.robot_feet)
+                segs += [(idx[0], idx[1]), (idx[1], idx[3]), (idx[3], idx[2]), (idx[2], idx[0])]
         # links with no joint below them (a torso above the hips, a head) end at their centre
         # of mass, from the root body (the last base joint) on
         nc = len(robot.contacts)
@@ -107,6 +109,30 @@ class Poses:
                            and np.linalg.norm(m.inertias[j].lever) > 0.01]
         segs += [(j - 1, nj + nc + k) for k, j in enumerate(self.com_joints)]
         self.segments = segs
+
+    def segment_sides(self) -> list:
+        """Per segment 0, 1 or None: on a leg of the first or the second foot of its mirror pair
+        (robot.yaml's `mirror.feet` order, e.g. left and right), or on neither (body, or a chain
+        both sides share), so that drawings can tell the legs apart."""
+        m, robot = self.model, self.robot
+        nj, nc = m.njoints - 1, len(robot.contacts)
+        pairs = robot.mirror.foot_pairs if robot.mirror is not None else {}
+        order = list(pairs)  # insertion order: each pair's first foot before its partner
+        side = {f: (0 if order.index(f) < order.index(p) else 1) for f, p in pairs.items() if p != f}
+        foot_joint = [(c.foot, m.frames[c.frame_id].parentJoint) for c in robot.contacts]
+
+        def of_joint(j):  # the sides of the feet whose chain passes through joint j
+            return {side.get(f) for f, fj in foot_joint if j in list(m.supports[fj])}
+        out = []
+        for _, b in self.segments:
+            if b < nj:
+                sides = of_joint(b + 1)
+            elif b < nj + nc:
+                sides = {side.get(robot.contacts[b - nj].foot)}
+            else:
+                sides = of_joint(self.com_joints[b - nj - nc])
+            out.append(sides.pop() if len(sides) == 1 else None)
+        return out
 
     def evaluate(self, q) -> dict:
         m, d = self.model, self.data

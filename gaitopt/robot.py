@@ -19,10 +19,12 @@ import pinocchio as pin
 
 from .errors import InputError
 from .settings import feasibility_settings
+from .robot_feet import partner_name, reach, read_feet, warn_if_soles_locked
+from .robot_checks import check_heel_behind_toe, check_mirror, standing_base_z
 from .robot_model import (BASE_COORDINATES, BASE_MODES, Actuator, ContactPoint, Foot, Mirror, Robot,
                           set_reflected_inertia)
-from .robot_urdf import (_build_urdf_model, _captured_output, _check_urdf_numbers, _flush, _one_line,
-                         _urdf_path, package_share)
+from .robot_urdf import (_build_urdf_model, _captured_output, _check_moving_masses, _check_urdf_numbers, _flush,
+                         _one_line, _urdf_path, package_share)
 from .robot_yaml import (ACTUATOR_FIELDS, ACTUATOR_RANGES, KINEMATICS_KEYS, MAX_MAGNITUDE, ROBOT_KEYS,
                          _allowed_names, _finite_tree, _short_repr, number, read_yaml, vector)
 from .yamlio import Fields, load_yaml  # (moved helpers above stay importable from here)
@@ -170,6 +172,7 @@ def _load_robot(name_or_path, base, search) -> Robot:
             raise InputError(f"joint {reduced.names[j]!r} is {jm.shortname()} with nq={jm.nq}: gaitopt needs "
                              "1-DOF revolute or prismatic joints (make continuous joints revolute, or lock it)",
                              file=str(file), field="urdf")
+    _check_moving_masses(reduced, urdf, file)
 
     _override_limits(f, reduced)
     model = _with_base(reduced, base)
@@ -184,11 +187,14 @@ def _load_robot(name_or_path, base, search) -> Robot:
             raise f.error("passive", f"{_short_repr(j, 60)} is not a joint of the model", _allowed_names(movable, near=j))
     actuated = [j for j in movable if j not in passive]
 
-    feet, contacts = _feet(f, model)
+    feet, contacts = read_feet(f, model, base)
     mirror = _mirror(f, model, base, coord, feet, contacts, joint_names)
     actuators, reflected = _actuators(f, actuated)
     set_reflected_inertia(model, actuators, reflected)
     standing_q = _standing(f, model, coord, base, contacts)
+    check_heel_behind_toe(f, model, standing_q, feet, contacts)
+    warn_if_soles_locked(f, model, standing_q, contacts)
+    check_mirror(f, model, mirror, contacts, reach(model))
     kinematics = _kinematics(f, coord)
     f.raw("sources", None)
     f.done(ROBOT_KEYS)
@@ -224,15 +230,21 @@ def _override_limits(f: Fields, model: pin.Model) -> None:
         jf.done(["lower", "upper", "velocity", "effort"])
         if model.joints[jid].shortname().startswith("JointModelR"):  # revolute: radians
             for key, value in (("lower", lower[iq]), ("upper", upper[iq])):
-                if jf.has(key) and abs(value) > 2 * np.pi:
-                    raise jf.error(key, f"{value:g} rad is more than a turn: joint limits are in radians "
-                                   f"({value:g}° would be {np.radians(value):.4g} rad)", "[-2π, 2π] rad")
+                if jf.has(key):
+                    _within_a_turn(jf, key, value, "joint limits")
         if not lower[iq] < upper[iq]:
             key = "lower" if jf.has("lower") else "upper"
             raise jf.error(key, f"lower {lower[iq]} must be below upper {upper[iq]}")
         model.lowerPositionLimit, model.upperPositionLimit = lower, upper
         model.velocityLimit, model.effortLimit = vel, eff
     lim.done()
+
+
+def _within_a_turn(fields: Fields, key: str, value: float, what: str) -> None:
+    """Refuse an angle of more than a turn: degrees typed where radians go."""
+    if abs(value) > 2 * np.pi:
+        raise fields.error(key, f"{value:g} rad is more than a turn: {what} are in radians "
+                           f"({value:g}° would be {np.radians(value):.4g} rad)", "[-2π, 2π] rad")
 
 
 def _with_base(urdf_model: pin.Model, base: str) -> pin.Model:
@@ -273,55 +285,6 @@ def _with_base(urdf_model: pin.Model, base: str) -> pin.Model:
     return model
 
 
-def _feet(f: Fields, model: pin.Model):
-    feet_f = f.mapping("feet")
-    if not feet_f.data:
-        raise f.error("feet", "a robot needs at least one foot")
-    frame_names = [fr.name for fr in model.frames]
-    size = _reach(model)
-    feet, contacts = {}, []
-    for foot in feet_f.data:
-        if not isinstance(foot, str) or not foot:
-            raise feet_f.error(str(foot), "a foot name must be a non-empty string")
-        ff = feet_f.mapping(foot, allowed=["frame", "point", "heel", "toe"])
-        frame = ff.string("frame")
-        if frame not in frame_names:
-            raise ff.error("frame", f"no frame {_short_repr(frame, 60)} in the URDF",
-                           _allowed_names([n for n in frame_names if "foot" in n.lower() or "sole" in n.lower()]
-                                          or [n for n in frame_names if n != "universe"]))
-        fid = model.getFrameId(frame)
-        if ff.has("point"):
-            if ff.has("heel") or ff.has("toe"):
-                raise ff.error("point", "a foot is either a point foot or has heel and toe points")
-            contacts.append(ContactPoint(str(foot), str(foot), "point", frame, fid, np.array(vector(ff, "point", 3))))
-            kind = "point"
-            names = (str(foot),)
-        elif ff.has("heel") and ff.has("toe"):
-            heel, toe = np.array(vector(ff, "heel", 3)), np.array(vector(ff, "toe", 3))
-            contacts.append(ContactPoint(f"{foot}_heel", str(foot), "heel", frame, fid, heel))
-            contacts.append(ContactPoint(f"{foot}_toe", str(foot), "toe", frame, fid, toe))
-            kind = "heel_toe"
-            names = (f"{foot}_heel", f"{foot}_toe")
-        else:
-            raise feet_f.error(str(foot), "give either `point` or both `heel` and `toe`", ["frame", "point", "heel", "toe"])
-        ff.done(["frame", "point", "heel", "toe"])
-        for c in contacts[-len(names):]:
-            if np.linalg.norm(c.point) > size:  # millimetres typed as metres, most often
-                raise ff.error(c.role,  # the key: point, heel or toe
-                               f"is {np.linalg.norm(c.point):.3g} m from the frame {frame}, farther than any frame of "
-                               f"the robot is from its base ({size:.3g} m): give it in metres, in the frame's axes")
-        feet[str(foot)] = Foot(str(foot), frame, kind, names)
-    return feet, contacts
-
-
-def _reach(model: pin.Model) -> float:
-    """The largest distance [m] of any frame from the base in the neutral configuration, at
-    least 0.1 m: no foot point lies farther from its frame."""
-    data = model.createData()
-    pin.framesForwardKinematics(model, data, pin.neutral(model))
-    return max(0.1, max(float(np.linalg.norm(f.translation)) for f in data.oMf))
-
-
 def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
     if not f.has("mirror"):
         f.raw("mirror", None)
@@ -356,8 +319,9 @@ def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
         if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, str) and p in feet for p in pair)):
             raise mf.error("feet", f"expected pairs of foot names, got {_short_repr(pair, 80)}",
                            _allowed_names(feet))
-        if feet[pair[0]].kind != feet[pair[1]].kind:
-            raise mf.error("feet", f"feet {pair[0]!r} and {pair[1]!r} are not of the same kind (point, heel/toe)")
+        if [partner_name(c, pair[1]) for c in contacts if c.foot == pair[0]] != list(feet[pair[1]].contacts):
+            raise mf.error("feet", f"feet {pair[0]!r} and {pair[1]!r} are not of the same kind (point, heel/toe, "
+                           "heel/toe with a sole width)")
         if pair[0] in foot_pairs or pair[1] in foot_pairs:
             raise mf.error("feet", "the pairs must not share feet")
         foot_pairs[pair[0]], foot_pairs[pair[1]] = pair[1], pair[0]
@@ -367,7 +331,7 @@ def _mirror(f: Fields, model, base, coord, feet, contacts, all_joints):
     cperm = []
     for c in contacts:
         other = feet[foot_pairs[c.foot]]
-        partner = c.name if other.name == c.foot else (other.name if c.role == "point" else f"{other.name}_{c.role}")
+        partner = partner_name(c, other.name)  # the same role (and sole side) on the partner foot
         cperm.append(names.index(partner))
     mf.done(["joints", "flip", "feet"])
     if np.any(perm[perm] != np.arange(n)):
@@ -450,6 +414,7 @@ def _kinematics(f: Fields, coord) -> dict:
                 raise k.error("bend", f"expected 1 or -1 (the sign of q when the knee bends), got "
                               f"{_short_repr(bend, 40)}", allowed="1, -1")
             out["knees"][str(joint)] = {"bend": float(bend), "straight": number(k, "straight", 0.0)}
+            _within_a_turn(k, "straight", out["knees"][str(joint)]["straight"], "knee angles")
             k.done(["bend", "straight"])
     # the other keys have the problem file's forms: read by the same decoder
     try:
@@ -477,15 +442,6 @@ def _standing(f: Fields, model, coord, base, contacts):
             raise jf.error(str(j), f"{q[i]} is outside the joint limits", f"[{lo:.6g}, {hi:.6g}]")
     jf.done()
     if base != "fixed":
-        iz = coord.index("base_z")
-        if sf.has("base_z"):
-            q[iz] = number(sf, "base_z")
-        else:
-            data = model.createData()
-            pin.framesForwardKinematics(model, data, q)
-            zmin = min((data.oMf[c.frame_id].act(c.point))[2] for c in contacts)
-            if not np.isfinite(zmin):
-                raise sf.error("base_z", "the feet's height at the standing posture is not finite: give base_z")
-            q[iz] = -zmin
+        q[coord.index("base_z")] = standing_base_z(sf, model, q, contacts)
     sf.done(["joints", "base_z"])
     return q

@@ -104,8 +104,10 @@ class Actuator:
 class ContactPoint:
     """A point fixed on a foot frame that can touch the ground.
 
-    name: ``<foot>_heel``, ``<foot>_toe`` or ``<foot>`` for point feet; role: heel | toe | point;
-    frame: URDF frame name; frame_id: its index in `Robot.model`; point: (3,) m in that frame.
+    name: ``<foot>_heel``, ``<foot>_toe`` or ``<foot>`` for point feet, and for a foot with a
+    sole width ``<foot>_<role>_<side>`` (``left_heel_inner`` …, see `gaitopt.robot_feet`); role:
+    heel | toe | point; frame: URDF frame name; frame_id: its index in `Robot.model`; point: (3,)
+    m in that frame; side: inner | outer for a sole's corners, else "".
     """
 
     name: str
@@ -114,6 +116,7 @@ class ContactPoint:
     frame: str
     frame_id: int
     point: np.ndarray = field(compare=False)
+    side: str = ""
 
 
 @dataclass(frozen=True)

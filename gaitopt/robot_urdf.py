@@ -93,6 +93,9 @@ def _build_urdf_model(urdf: Path, file: Path) -> pin.Model:
     return model
 
 
+MAX_SPAN = 50.0  # m, largest distance of a URDF frame from the root accepted
+
+
 def _check_urdf_numbers(model: pin.Model, urdf: Path, file: Path) -> None:
     """The URDF's masses, inertias, placements and limits are finite (limits may be ±inf, not
     NaN; lower <= upper), so nothing later divides by or propagates a NaN."""
@@ -108,6 +111,11 @@ def _check_urdf_numbers(model: pin.Model, urdf: Path, file: Path) -> None:
     for fr in model.frames:
         if not np.all(np.isfinite(fr.placement.homogeneous)):
             raise bad(f"a non-finite origin on frame {fr.name!r}")
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, pin.neutral(model))
+    span = max(float(np.linalg.norm(f.translation)) for f in data.oMf)
+    if span > MAX_SPAN:  # millimetres typed as metres, most often: say so before a foot or base_z does
+        raise bad(f"a frame {span:.4g} m from its root (at most {MAX_SPAN:g} m): give lengths in metres")
     for j in range(1, model.njoints):
         jm = model.joints[j]
         lo = model.lowerPositionLimit[jm.idx_q:jm.idx_q + jm.nq]
@@ -120,6 +128,19 @@ def _check_urdf_numbers(model: pin.Model, urdf: Path, file: Path) -> None:
             raise bad(f"lower > upper limit on joint {model.names[j]!r}")
         if np.any(vel < 0) or np.any(eff < 0):
             raise bad(f"a negative velocity or effort limit on joint {model.names[j]!r}")
+
+
+def _check_moving_masses(model: pin.Model, urdf: Path, file: Path) -> None:
+    """Every body a joint moves (its links merged across fixed and locked joints) has a mass > 0:
+    a link without <inertial> (or with mass 0) gets none in Pinocchio, the solve then moves a
+    massless body on its rotor inertia alone, and MuJoCo refuses the model only at `gaitopt
+    verify`. model: the URDF's fixed-base model after locking (base joints not yet added)."""
+    for j in range(1, model.njoints):
+        if model.inertias[j].mass <= 0.0:
+            links = [fr.name for fr in model.frames if fr.parentJoint == j and fr.type == pin.FrameType.BODY]
+            raise InputError(f"{urdf.name}: link {', '.join(links) or '?'} (moved by joint {model.names[j]!r}) "
+                             "has no mass (no <inertial>, or mass 0): give every moving link its <inertial>",
+                             file=str(file), field="urdf", allowed="mass > 0 kg")
 
 
 def package_share(package: str) -> Path:

@@ -47,9 +47,14 @@ class Schedule:
         feet = robot.feet
         self.phases = []
         for i, ph in enumerate(problem.phases):
+            unknown = sorted(set(ph.contacts) - set(feet), key=str)
+            if unknown:  # a misspelt foot: name it, not only the feet missing
+                raise InputError(f"{unknown[0]!r} is not a foot of {robot.name}", file=where,
+                                 field=f"gait.phases[{i}].contacts.{unknown[0]}", allowed=sorted(feet))
             if set(ph.contacts) != set(feet):
-                raise InputError(f"phase {ph.name!r} must give a mode for every foot of {robot.name}",
-                                 file=where, field=f"gait.phases[{i}].contacts", allowed=sorted(feet))
+                missing = ", ".join(sorted(set(feet) - set(ph.contacts)))
+                raise InputError(f"phase {ph.name!r} must give a mode for every foot of {robot.name} (missing: "
+                                 f"{missing})", file=where, field=f"gait.phases[{i}].contacts", allowed=sorted(feet))
             for foot, mode in ph.contacts.items():
                 if mode not in feet[foot].modes:
                     raise InputError(f"mode {mode!r} is not one of foot {foot!r}'s modes", file=where,

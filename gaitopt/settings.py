@@ -74,6 +74,7 @@ def _foot_range(c: Fields, key: str) -> dict:
 
 MAX_LENGTH = 10.0   # m, any length of a feasibility setting
 MAX_ANGLE = 3.141592653589793   # rad, any angle (band half-width, margin) of a feasibility setting
+MAX_TILT = MAX_ANGLE / 2        # rad, a roll or pitch band's half-width
 
 
 def _half_size(f: Fields, key) -> list:
@@ -97,7 +98,10 @@ def _attitude(c: Fields, key: str) -> dict:
     """{roll, pitch, yaw: half-widths [rad], level: true | false}: level centres the pitch band on
     the world's horizontal instead of the terrain's grade (a body held level on a slope)."""
     m = c.mapping(key, allowed=["roll", "pitch", "yaw", "level"])
-    out = {k: m.number(k, low=0.0, high=MAX_ANGLE) for k in ("roll", "pitch", "yaw") if m.has(k)}
+    # a roll or pitch band past ±90° is no band (the body on its side or back): such a value is
+    # degrees typed for radians (a user's `roll: 3` was a ±172° band); `false` leaves it free
+    highs = {"roll": MAX_TILT, "pitch": MAX_TILT, "yaw": MAX_ANGLE}
+    out = {k: m.number(k, low=0.0, high=highs[k]) for k in ("roll", "pitch", "yaw") if m.has(k)}
     if m.has("level"):
         out["level"] = m.boolean("level")
     m.done(["roll", "pitch", "yaw", "level"])

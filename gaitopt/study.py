@@ -42,10 +42,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import quantities as Q
-from .actuation import motor_voltage
 from .codesign import with_design
-from .energy import absolute_work, cycle_energies, specific_resistance
 from .codegen import require_compiler
 from .errors import InputError
 from .export import KNOTS_FILE, read_trajectory_csv, save
@@ -57,6 +54,7 @@ from .interrupts import noted_sigint
 from .motors import load_motors
 from .problem import load_problem
 from .robot import robot_of
+from .study_metrics import case_metrics, metric_columns  # noqa: F401  (case_metrics: importable from here)
 from .study_file import (ACTUATOR_PARAMETERS, MAX_CASES, MAX_PARAMETERS, MAX_SCALE_KNOTS, MAX_VALUES,
                          STUDY_KEYS, Study, load_study, study_from_dict)
 from .trajectory import PhaseTrajectory, Trajectory
@@ -182,49 +180,12 @@ def _distinct_case_names(study: Study, cases: list) -> None:
         seen[c.key] = c
 
 
-# ------------------------------------------------------------------------------ metrics
-
-def case_metrics(result) -> dict:
-    """Figures of one solved gait over its full cycle, from the transcription's interpolant
-    sampled at 8 points per interval of every phase (`Trajectory.sample_cycle`) (trapezoid phase by phase,
-    `gaitopt.energy`): what a motor replaying the gait does between the knots too, as in an
-    export's summary. (Until 2026-11-24 the knots alone, the quadrature of the costs then: an
-    absolute-work cost hid torque at knots where q̇ vanished and the table read 1.5–5× too
-    little work; docs/modelling.md.)
-
-    energy_per_m [J/m]: electrical energy drawn per metre without regeneration,
-    ∫ Σ max(R i² + K G q̇ i, 0) dt / s with the motor current i = τ/(η G K) of the current limit;
-    joule_loss_per_m [J/m]: the joule_loss cost's index ∫ Σ R (τ/(G K))² dt / s (η left out);
-    abs_work_per_m [J/m]: ∫ Σ |τ q̇| dt / s; specific_resistance [-]: abs_work_per_m / (m g).
-    Per joint: peak_torque [N·m], peak_speed [rad/s], peak_current [A] = max |τ|/(η G K) (what the
-    current limit bounds), peak_power [W] = max |τ q̇|, peak_voltage [V] = max |R i + K G q̇|.
-    """
-    robot, traj = result.robot, result.trajectory
-    t, smp, spans = traj.sample_cycle()
-    tau, v = smp["tau"], smp["v"]
-    e = cycle_energies(robot, t, tau, v, spans)
-    qd = Q.joint_speed(robot, v)
-    volts = np.column_stack([motor_voltage(robot.actuators[j], tau[:, i], qd[:, i], robot.actuators[j].gear_ratio)
-                             for i, j in enumerate(robot.actuated)])
-    peaks = {"torque": tau, "speed": qd, "current": Q.motor_current(robot, tau),
-             "power": Q.mechanical_power(robot, tau, v), "voltage": volts}
-    s = traj.distance  # path length per cycle: the stride when the gait goes straight
-    row = {"energy_per_m": e["electrical_without_regeneration"] / s, "joule_loss_per_m": e["joule_loss"] / s,
-           "abs_work_per_m": absolute_work(e) / s,
-           "specific_resistance": specific_resistance(e, robot.total_mass, s)}
-    for name, val in peaks.items():
-        for j, x in zip(traj.actuated, np.abs(val).max(axis=0)):
-            row[f"peak_{name}.{j}"] = float(x)
-    return row
-
-
 def _columns(study: Study, robot) -> list:
     cols = ["case"] + [f"param.{k}" for k, _ in study.parameters]
     cols += ["success", "status", "cost", "iterations", "solve_time_s", "max_violation", "stride", "period",
-             "speed", "energy_per_m", "joule_loss_per_m", "abs_work_per_m", "specific_resistance"]
-    for name in ("torque", "speed", "current", "power", "voltage"):
-        cols += [f"peak_{name}.{j}" for j in robot.actuated]
-    return cols + ["gear_ratios", "warm_from", "message"]
+             "speed"]
+    figures, appended = metric_columns(robot.actuated)
+    return cols + figures + ["gear_ratios", "warm_from", "message"] + appended
 
 
 # ------------------------------------------------------------------------------ one case
@@ -341,8 +302,10 @@ class _Table:
     """results.csv, appended row by row with flush + fsync (a killed study keeps every row)."""
 
     def __init__(self, path: Path, columns: list):
-        self.path, self.columns = path, columns
         header, raw = _complete_rows(path)
+        if raw and header == columns[:len(header)]:  # an older gaitopt's file: columns are appended
+            columns = header
+        self.path, self.columns = path, columns
         if raw and header != columns:
             raise InputError(f"{path} was written by a different study (other columns); use another OUTDIR",
                              field="-o")

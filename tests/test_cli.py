@@ -302,3 +302,14 @@ def test_list_and_robot():
     assert proc.returncode == 0, proc.stderr
     assert "left_knee" in proc.stdout and "torque limit" in proc.stdout
     assert_bad_input(gaitopt("robot", "no_such_robot"), "no_such_robot")
+
+
+@pytest.mark.fast
+def test_robot_lists_the_urdf_limits_beside_the_actuators(capsys):
+    """`gaitopt robot` shows the URDF effort and velocity limits too: they bind as well
+    (constraints.effort_limits), and a gear sweep keeps them (a new user's hexapod sweep was
+    capped at the URDF's 2.1 N·m while the actuator allowed 4.2)."""
+    from gaitopt.cli import main
+    assert main(["robot", "hexapod"]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.strip().startswith("L1_femur:"))
+    assert "torque limit 1.5 N·m" in line and "URDF effort 1.5 N·m, velocity 6.18 rad/s" in line, line

@@ -122,6 +122,9 @@ def _problem(name, overrides):
     # a swing clearance above what the base height band and the foot's range allow (a new
     # user's 0.5 m: 625 iterations to IPOPT's infeasibility before this check)
     ("solo12_trot", {"constraints.clearance": 0.5}, "constraints.clearance"),
+    # a speed no stride within the feet's range boxes reaches in the shortest cycle (a new user's
+    # hexapod at speed 15, a unit slip: 580 iterations before this check)
+    ("hexapod_tripod", {"speed": 15.0}, "speed"),
 ])
 def test_impossible_problems_are_refused_before_solving(name, overrides, field):
     problem = _problem(name, overrides)

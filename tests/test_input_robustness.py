@@ -168,6 +168,8 @@ NUMBERS = {
     "leg_separation_inf": ("constraints.leg_separation", {"lateral": float("inf")},
                            "constraints.leg_separation.lateral"),
     "attitude_nan": ("constraints.base_attitude", {"roll": float("nan")}, "constraints.base_attitude.roll"),
+    # degrees typed for radians: a ±172° roll band (a user's hexapod trial, 2026-11-25)
+    "attitude_degrees": ("constraints.base_attitude", {"roll": 3}, "constraints.base_attitude.roll"),
     "foot_range_inf": ("constraints.foot_range", {"half_size": [0.1, float("inf"), 0.1]},
                        "constraints.foot_range.half_size"),
     "footholds_nan": ("constraints.footholds", {"left": [float("nan")]}, "constraints.footholds"),

@@ -122,6 +122,23 @@ def test_phase_names_overlap_neither_each_other_nor_titles(result, name):
     assert shown > 0  # some names are drawn: the checks above can fail
 
 
+@pytest.mark.fast
+def test_ground_track_draws_this_cycles_footholds_only(results):
+    """The last sample (t = T) is the next cycle's first knot: its footholds, a stride ahead,
+    were drawn as loose points beside the support polygons (a user's hexapod, 2026-11-25)."""
+    from gaitopt import quantities as Q
+    result = results["quadruped"]
+    fig = P.ground_track(result)
+    [line] = [ln for ln in fig.axes[0].lines if ln.get_label() == "contact points in contact"]
+    drawn = np.column_stack(line.get_data())
+    s = P.cycle_samples(result, n=200)
+    g = Q.ground_track(result.robot, result.trajectory, s)
+    within = s["time"] < result.trajectory.period
+    cycle = g["contacts"][within][g["in_contact"][within]][:, :2]
+    assert all(np.min(np.linalg.norm(cycle - p, axis=1)) < 1e-9 for p in drawn)
+    plt.close(fig)
+
+
 def test_gait_diagram_shows_each_contact(result):
     fig = P.gait_diagram(result)
     ax = fig.axes[0]
@@ -152,9 +169,16 @@ def test_plot_all_writes_pngs(results, tmp_path):
 
 
 def test_animation_gif(result, tmp_path):
+    """One GIF frame per 1/fps of the cycle, each showing the robot where it is then (frames
+    differ from one another; the first is drawn as the gait's start)."""
     path = A.save_animation(result, tmp_path / "walk.gif", fps=10, cycles=1, dpi=40)
     with Image.open(path) as im:
         assert im.n_frames == int(np.ceil(result.trajectory.period * 10))
+        frames = []
+        for k in range(im.n_frames):
+            im.seek(k)
+            frames.append(np.asarray(im.convert("RGB"), float))
+    assert all(np.abs(a - b).mean() > 0.1 for a, b in zip(frames, frames[1:]))
 
 
 def test_animation_draws_the_height_map(results):
@@ -180,6 +204,34 @@ def test_animation_draws_the_height_map(results):
     x_nodes = 0.013 + 0.05 * np.arange(-4, 12)
     x_nodes = x_nodes[(x_nodes > segs[:, 0].min()) & (x_nodes < segs[:, 0].max())]
     assert len(x_nodes) >= 5 and all(np.isclose(segs[:, 0], x).any() for x in x_nodes)
+
+
+# leg joints' name prefixes: (left legs, all legs)
+LEG_PREFIXES = {"biped7": (("left_",), ("left_", "right_")), "hoap2": (("LLEG",), ("LLEG", "RLEG")),
+                "solo12": (("FL_", "HL_"), ("FL_", "FR_", "HL_", "HR_")), "hexapod": (("L",), ("L", "R"))}
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("robot_name", sorted(LEG_PREFIXES))
+def test_legs_are_coloured_by_side(robot_name):
+    """The stick figure's segments are on the left legs (0), the right legs (1) or the body
+    (None, HOAP-2's arms and head too), as many on each side, and the animation draws the sides
+    in their own colours (a new user's trial: one colour hid which leg was which)."""
+    from gaitopt.quantities import Poses
+    robot = go.load_robot(robot_name)
+    poses = Poses(robot)
+    sides = poses.segment_sides()
+    left, legs = LEG_PREFIXES[robot_name]
+    nj = robot.model.njoints - 1
+    checked = 0
+    for (_, b), side in zip(poses.segments, sides):
+        if b < nj:  # a segment ending at a joint
+            name = robot.model.names[b + 1]
+            assert side == ((0 if name.startswith(left) else 1) if name.startswith(legs) else None), (name, side)
+            checked += 1
+    assert checked >= 2 * len(robot.feet)
+    assert sides.count(0) == sides.count(1) > 0
+    assert len({A.SEGMENT_COLOURS[s] for s in (None, 0, 1)}) == 3
 
 
 @pytest.mark.fast

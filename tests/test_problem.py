@@ -161,6 +161,24 @@ def test_foot_mode_the_robot_does_not_have(tmp_path):
     assert_names(info.value, path, "gait.phases[0].contacts.left", ["swing", "flat", "heel", "toe"])
 
 
+@pytest.mark.parametrize("contacts, key, named", [
+    ({"lef": "flat", "right": "swing"}, "gait.phases[0].contacts.lef", "'lef' is not a foot of biped7"),
+    ({"left": "flat"}, "gait.phases[0].contacts", "(missing: right)")])
+def test_misspelt_or_missing_foot_is_named(tmp_path, contacts, key, named):
+    """A misspelt foot is named at its key (a new user's trial: the message only said every foot
+    needs a mode), a missing one listed."""
+    from gaitopt.robot import robot_of
+    from gaitopt.schedule import Schedule
+    data = base_data()
+    data["gait"]["phases"][0]["contacts"] = contacts
+    path = write(tmp_path, data)
+    problem = load_problem(path)
+    with pytest.raises(InputError) as info:
+        Schedule(robot_of(problem), problem)
+    assert_names(info.value, path, key, ["left", "right"])
+    assert named in str(info.value)
+
+
 def test_bad_transcription(tmp_path):
     data = base_data()
     data["transcription"] = "euler"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -110,6 +111,9 @@ NUMBER_CASES = {
     "limit_unknown_joint": ("joint_limits.no_such_joint.lower", 0.0, "joint_limits.no_such_joint"),
     "standing_joint_nan": ("standing.joints.left_knee", NAN, "standing.joints.left_knee"),
     "standing_base_z_inf": ("standing.base_z", INF, "standing.base_z"),
+    # millimetres (biped7 stands at 0.4195892794 m): the feet would start 419 m off the ground
+    "standing_base_z_mm": ("standing.base_z", 419.5892794, "standing.base_z"),
+    "standing_base_z_off": ("standing.base_z", 0.40, "standing.base_z"),
     "standing_outside_limits": ("standing.joints.left_knee", 100.0, "standing.joints.left_knee"),
     "locked_outside_limits": ("locked.left_ankle", 100.0, "locked.left_ankle"),
     "voltage_absurd": ("actuators.default.voltage", 1e300, "actuators.default.voltage"),
@@ -168,6 +172,44 @@ def test_foot_point_in_millimetres(robot_dir):
     _set(data, "feet.left.toe", [105.0, 0.0, -31.2])
     _write(robot_dir, data)
     _assert_input_error(robot_dir, "feet.left.toe", contains="give it in metres")
+
+
+def test_heel_and_toe_swapped(robot_dir):
+    """A heel given ahead of its toe is refused at the foot (a new user's trial: it solved a
+    walk that lands on the front point in its `heel` phase)."""
+    data = _data(robot_dir)
+    foot = data["feet"]["left"]
+    foot["heel"], foot["toe"] = foot["toe"], foot["heel"]
+    _write(robot_dir, data)
+    _assert_input_error(robot_dir, "feet.left", contains="heel behind toe")
+
+
+@pytest.mark.parametrize("flip", [["LLEG_JOINT2", "RLEG_JOINT2"], ["LLEG_JOINT3", "RLEG_JOINT3"]])
+def test_wrong_mirror_flip_names_the_joints(tmp_path, flip):
+    """A 3-D robot's mirror map with a roll joint not flipped, or a pitch joint flipped, is
+    refused naming those joints (a new user's trial: forgetting the hip roll flip solved a
+    lopsided gait). The shipped map is exact to 1e-14 m; each mistake is centimetres off."""
+    folder = tmp_path / "hoap2"
+    shutil.copytree(REPO_ROBOTS / "hoap2", folder)
+    data = _data(folder)
+    flips = data["mirror"]["flip"]
+    data["mirror"]["flip"] = [j for j in flips if j not in flip] + [j for j in flip if j not in flips]
+    _write(folder, data)
+    err = _assert_input_error(folder, "mirror", contains=flip[0])
+    assert flip[1] in str(err)
+
+
+def test_mirror_check_is_kinematic(robot_dir):
+    """A robot whose masses are not symmetric (a heavier left thigh) keeps its mirror map: the
+    check compares feet and joint origins, not the centre of mass."""
+    urdf = robot_dir / "biped7.urdf"
+    text = urdf.read_text(encoding="utf-8")
+    heavy = re.sub(r'(<link name="left_thigh">.*?<mass value=)"([^"]*)"', lambda m: f'{m.group(1)}"{2 * float(m.group(2))}"',
+                   text, count=1, flags=re.S)
+    assert heavy != text
+    urdf.write_text(heavy, encoding="utf-8")
+    robot = gaitopt.load_robot(robot_dir)
+    assert robot.mirror is not None and robot.total_mass > 12.5
 
 
 def test_a_mistyped_name_lists_the_closest_names_first():
@@ -361,21 +403,35 @@ def _break_urdf(folder: Path, how: str) -> None:
     elif how == "not_utf8":
         urdf.write_bytes(b"\xff\xfe\x80 broken")
     elif how == "nan_mass":
-        import re
         urdf.write_text(re.sub(r'<mass value="[^"]*"/>', '<mass value="nan"/>', text, count=1), encoding="utf-8")
+    elif how == "no_inertial":  # the left shank's <inertial> left out: a massless moving link
+        urdf.write_text(re.sub(r'(<link name="left_shank">\s*)<inertial>.*?</inertial>', r"\1", text, flags=re.S),
+                        encoding="utf-8")
+    elif how == "zero_mass":
+        urdf.write_text(re.sub(r'(<link name="left_foot">.*?<mass value=)"[^"]*"', r'\1"0"', text, flags=re.S),
+                        encoding="utf-8")
+    elif how == "millimetres":  # every origin in mm
+        urdf.write_text(re.sub(r'xyz="([^"]*)"', lambda m: 'xyz="%s"' % " ".join(
+            str(1000 * float(v)) for v in m.group(1).split()), text), encoding="utf-8")
     else:
         raise AssertionError(how)
 
 
-URDF_CASES = ["truncated", "unknown_link", "missing", "not_xml", "empty", "not_utf8", "nan_mass"]
+URDF_CASES = ["truncated", "unknown_link", "missing", "not_xml", "empty", "not_utf8", "nan_mass", "no_inertial",
+              "zero_mass", "millimetres"]
 
 
 @pytest.mark.parametrize("how", URDF_CASES)
 def test_broken_urdf(robot_dir, how, capfd):
     _break_urdf(robot_dir, how)
+    urdf = robot_dir / "biped7.urdf"
+    text = urdf.read_text(encoding="utf-8", errors="replace") if urdf.is_file() else ""
     if how == "unknown_link":
-        assert '<child link="no_such_link"/>' in (robot_dir / "biped7.urdf").read_text()
-    err = _assert_input_error(robot_dir, "urdf")
+        assert '<child link="no_such_link"/>' in text
+    if how in ("no_inertial", "zero_mass"):  # the edit happened: one link fewer with a positive mass
+        assert sum(float(m) > 0 for m in re.findall(r'<mass value="([^"]*)"', text)) == 6, text
+    err = _assert_input_error(robot_dir, "urdf", contains={"no_inertial": "left_shank", "zero_mass": "left_foot",
+                                                           "millimetres": "metres"}.get(how, ""))
     assert "biped7.urdf" in str(err)
     out, errout = capfd.readouterr()
     assert out == "" and errout == "", (out, errout)

@@ -1,6 +1,7 @@
 """Studies: grids of problems, results table, resume after a kill, motors, Robot.with_actuators."""
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -181,6 +182,13 @@ def test_case_metrics_match_a_direct_computation():
     assert m["specific_resistance"] == pytest.approx(result.cost, rel=0.08)
     kn = result.trajectory.knots()  # τ linear between the knots: the peaks are knot values
     assert max(m[f"peak_torque.{j}"] for j in result.robot.actuated) == pytest.approx(np.abs(kn["tau"]).max())
+    # RMS torque and current over the cycle (a motor's thermal rating), against the dense integral
+    # (the table's 8 trapezoids per interval read the convex τ² of a linear τ high, 0.34 % here)
+    for i, j in enumerate(tr.actuated):
+        rms = np.sqrt(np.trapezoid(smp["tau"][:, i] ** 2, t) / tr.period)
+        assert m[f"rms_torque.{j}"] == pytest.approx(rms, rel=5e-3)
+        a = result.robot.actuators[j]
+        assert m[f"rms_current.{j}"] == pytest.approx(m[f"rms_torque.{j}"] / (a.gear_efficiency * a.gear_ratio * a.torque_constant))
 
 
 def test_a_killed_study_resumes_without_losing_or_redoing_cases(tmp_path):
@@ -287,6 +295,25 @@ def test_cases_that_raised_run_again_on_resume(tmp_path, monkeypatch):
     assert all(r["success"] for r in again) and len(read_results(table)) == 2
     # the row that solved is kept as written (not parsed and written again: 0.3 stays 0.3, 45 stays 45)
     assert table.read_text(encoding="utf-8").splitlines()[1] == kept
+
+
+@pytest.mark.fast
+def test_an_older_results_csv_without_the_rms_columns_resumes(tmp_path):
+    """The rms_* columns were appended on 2026-11-25: an OUTDIR an older gaitopt wrote resumes
+    with its own columns instead of being refused as another study's."""
+    path = _study_file(tmp_path, {"speed": [0.3, 0.35]})
+    run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
+    table = tmp_path / "o" / "results.csv"
+    with open(table, newline="", encoding="utf-8") as fh:
+        header, first = list(csv.reader(fh))[:2]
+    n = header.index("message") + 1
+    assert len(header) > n and all(c.startswith("rms_") for c in header[n:])
+    with open(table, "w", newline="", encoding="utf-8") as fh:   # the first case, as an older gaitopt wrote it
+        csv.writer(fh).writerows([header[:n], first[:n]])
+    rows = run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
+    assert all(r["success"] for r in rows) and len(rows) == 2
+    with open(table, newline="", encoding="utf-8") as fh:
+        assert [len(r) for r in csv.reader(fh)] == [n, n, n]   # the second case written in the file's columns
 
 
 @pytest.mark.fast

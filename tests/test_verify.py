@@ -116,6 +116,24 @@ def test_energy_verdict_judges_what_the_cost_priced():
 
 
 @pytest.mark.fast
+def test_summary_after_a_fall_says_the_energy_was_not_judged():
+    """After a fall the energy figures cover the time before it and are not judged; the summary
+    said "(judged: the cost priced it)" all the same (a new user's trial of a 3-D biped)."""
+    figures = {"joule_loss_J": (7.3, 27.4), "abs_work_J": (73.1, 126.9), "mean_abs_power_W": (54.9, 95.3),
+               "specific_resistance": (0.28, 0.49), "electrical_J": (50.4, 102.5)}
+    energy = {"planned": {k: p for k, (p, _) in figures.items()}, "executed": {k: x for k, (_, x) in figures.items()},
+              "relative_error": {k: (x - p) / p for k, (p, x) in figures.items()}, "judged": ["joule_loss_J"]}
+    report = {"robot": "r", "cycles": 2, "distance": {"simulated_m": 1.3, "planned_m": 2.1, "relative_error": -0.38},
+              "slipped": False, "slip_m": {"left": 0.004}, "energy": energy, "feedback_share": {"all": 0.8},
+              "torque": {"rms_difference_all_Nm": 10.0, "limits": {}},
+              "contact_forces": {"peak_normal_simulated_over_planned": 2.8}}
+    walked = verify.summary_text({**report, "fell": False, "fell_at_s": None})
+    assert "Joule loss per cycle: executed 27.4 J vs planned 7.3 J (+275.3 %) (judged" in walked
+    fell = verify.summary_text({**report, "fell": True, "fell_at_s": 1.768})
+    assert "over the 1.77 s before the fall, per cycle; not judged" in fell and "(judged" not in fell
+
+
+@pytest.mark.fast
 @pytest.mark.parametrize("robot_name", available_robots())
 def test_mujoco_model_matches_pinocchio(robot_name):
     """The URDF through MuJoCo's compiler, with gaitopt's base coordinates: the same mass,

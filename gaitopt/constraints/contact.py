@@ -55,6 +55,21 @@ def foot_forces(ctx, fcol, active) -> list:
     return [([fcol[d * i:d * i + d] for i in idx], idx[0]) for idx in ctx.feet_of(active).values()]
 
 
+def sole_rows(fixed, point, tol=1e-9) -> int:
+    """How many velocity components [of 3] a point of a rigid foot adds to those of the foot's
+    points already `fixed` (foot-frame positions (3,) [m], each of which added some): 3 for the
+    first, 2 for a second apart from it, 1 for a third off their line, 0 otherwise (a point
+    on that line, or a fourth: three points off one line hold a rigid body). A height row at
+    a stance start is independent exactly where this is nonzero (one of the heights of a
+    sole's plane)."""
+    p = np.asarray(point, float)
+    if not fixed:
+        return 3
+    d = [np.asarray(x, float) - fixed[0] for x in fixed[1:]] + [p - fixed[0]]
+    rank = np.linalg.matrix_rank(np.array(d), tol=tol)
+    return {1: 2, 2: 1}.get(len(fixed), 0) if rank == len(fixed) else 0
+
+
 class InverseDynamics(Constraint):
     """InverseDynamics: M(q) a + h(q, v) − Σ J_cᵀ f_c (+ reflected rotor inertia of co-designed
     gears) = B τ [N·m or N] at every dynamic collocation point (implicit dynamics)."""
@@ -99,10 +114,12 @@ class ContactAtRest(Constraint):
     collocation point (velocity-level contact; heights are set where the stance starts, see
     `ContactGround`).
 
-    A point whose foot already has a point at rest (heel and toe of a flat foot: one rigid body)
-    only adds the components perpendicular to the line joining them: the component along that
-    line is implied, and a dependent row makes the constraint Jacobian rank deficient (IPOPT
-    then needs large regularisation and takes slow, fragile steps). Points that stay in contact
+    A foot is one rigid body, so only the first of its points at rest adds all its components:
+    a second adds the two perpendicular to the line joining them (the component along that line
+    is implied), a third off that line only the vertical one (what turns the foot about the
+    line), and a fourth on a sole's plane none (see `sole_rows`). A dependent row makes the
+    constraint Jacobian rank deficient (IPOPT then needs large regularisation and takes slow,
+    fragile steps). Points that stay in contact
     across a junction with continuous velocity were at rest at the previous phase's last knot,
     which equals this phase's first: their rows there are not repeated."""
 
@@ -121,7 +138,8 @@ class ContactAtRest(Constraint):
         else:
             plan = self._plan(ctx, pv.active)
         for entry in plan:  # one shared function per point (and reference point): gaitopt.tracing
-            fn = ctx.shared(f"contact_velocity_{entry[0]}_{entry[1]}", (type(self), self.term, entry),
+            ref = "_".join(map(str, entry[1])) if isinstance(entry[1], tuple) else entry[1]
+            fn = ctx.shared(f"contact_velocity_{entry[0]}_{ref}", (type(self), self.term, entry),
                             lambda q, v, entry=entry: self._rows(ctx, *ctx.own_contact_kinematics(), [entry]))
             if fn is not None:
                 ctx.builder.con_call(self.term, pv.name, fn, [point.q, point.v], ca.SX.zeros(fn.numel_out(0)))
@@ -131,16 +149,20 @@ class ContactAtRest(Constraint):
 
     @staticmethod
     def _plan(ctx, points, only=None):
-        """[(contact index, index of an earlier point of `points` on the same foot, or None)]
-        for the points of `only` (default: all); earlier points count as already at rest."""
-        names = ctx.contact_names
-        plan, first = [], {}
+        """[(contact index, reference)] for the points of `only` (default: all) that add rows;
+        reference: None (no earlier point of `points` on the same foot: all components), the
+        index of the earlier one (two rows), or the indices of two earlier ones (the vertical
+        row); earlier points count as already at rest (`sole_rows`)."""
+        names, contacts = ctx.contact_names, ctx.robot.contacts
+        plan, fixed = [], {}
         for cname in points:
             ci = names.index(cname)
-            foot = ctx.robot.contacts[ci].foot
-            if only is None or cname in only:
-                plan.append((ci, first.get(foot)))
-            first.setdefault(foot, ci)
+            before = fixed.setdefault(contacts[ci].foot, [])
+            n_rows = sole_rows([contacts[i].point for i in before], contacts[ci].point)
+            if n_rows and (only is None or cname in only):
+                plan.append((ci, None if not before else (before[0] if len(before) == 1 else tuple(before[:2]))))
+            if n_rows:
+                before.append(ci)
         return plan
 
     @staticmethod
@@ -149,6 +171,8 @@ class ContactAtRest(Constraint):
         for ci, ref in plan:
             if ref is None:
                 rows.append(vel[ctx.comp, ci])
+            elif isinstance(ref, tuple):  # the foot turns only about the line through the two
+                rows.append(vel[2, ci])
             elif ctx.sagittal:
                 rows.append(vel[2, ci])
             else:
@@ -175,10 +199,18 @@ class ContactGround(Constraint):
         pv = ctx.phases[p]
         anchored = ctx.schedule.anchored(p)
         pos, _ = point.contact_kinematics(ctx.dynamics)
-        names = ctx.contact_names
-        for cname in pv.active:
-            if cname in anchored:
-                ctx.builder.con(self.term, pv.name, ctx.terrain.height(pos, names.index(cname)))
+        names, contacts = ctx.contact_names, ctx.robot.contacts
+        fixed = {}  # foot → its points whose height is already set: held over, then anchored here
+        for new in (False, True):
+            for cname in pv.active:
+                if (cname in anchored) != new:
+                    continue
+                c = contacts[names.index(cname)]
+                before = fixed.setdefault(c.foot, [])
+                if sole_rows(before, c.point):  # three points off one line set a sole's plane
+                    before.append(c.point)
+                    if new:
+                        ctx.builder.con(self.term, pv.name, ctx.terrain.height(pos, names.index(cname)))
         self._flat_footholds(ctx, p, pos, [c for c in pv.active if c in anchored])
 
     @staticmethod

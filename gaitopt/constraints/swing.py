@@ -72,7 +72,7 @@ class SwingClearance(Constraint):
 
 
 class RollClearance(Constraint):
-    """RollClearance: while a foot rolls on its heel (toe), its toe (heel) point stays above the
+    """RollClearance: while a foot rolls on its heel (toe), its toe (heel) points stay above the
     terrain [m] (from its lift-off height, faded as for `SwingClearance`), at every kinematic
     collocation point."""
 
@@ -90,8 +90,8 @@ class RollClearance(Constraint):
         pos, _ = point.contact_kinematics(ctx.dynamics)
         names = ctx.contact_names
         for foot, mode in rolling:
-            other = f"{foot}_toe" if mode == "heel" else f"{foot}_heel"
-            if other in at_rest:
-                continue
-            height = ctx.terrain.clearance_height(pos, names.index(other)) - fade * lift_off.get(other, 0.0)
-            ctx.builder.con(self.term, ctx.phases[p].name, height, 0.0, np.inf)
+            for c in ctx.robot.contacts:  # the foot's points of the other role (a sole: the other edge)
+                if c.foot != foot or c.role == mode or c.name in at_rest:
+                    continue
+                height = ctx.terrain.clearance_height(pos, names.index(c.name)) - fade * lift_off.get(c.name, 0.0)
+                ctx.builder.con(self.term, ctx.phases[p].name, height, 0.0, np.inf)

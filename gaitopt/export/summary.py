@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import quantities as Q
-from ..energy import absolute_work, cycle_energies, phase_integral, phase_spans, specific_resistance
+from ..energy import absolute_work, cycle_energies, cycle_rms, phase_integral, phase_spans, specific_resistance
 from ..terrain_io import surface_of
 from .sampling import DEFAULT_RATE_HZ, sample_table
 from .trajectory_csv import model_record
@@ -30,6 +30,7 @@ def _phase_grids(traj, n: int) -> list:
 def _joint_figures(robot, tb, t, spans, T) -> dict:
     tau, w = tb["tau"], Q.joint_speed(robot, tb["v"])
     q_act = tb["q"][:, robot.actuated_index]
+    rms = cycle_rms(tb["current"], t, spans, T)
     joints = {}
     for i, j in enumerate(robot.actuated):
         a = robot.actuators[j]
@@ -37,7 +38,7 @@ def _joint_figures(robot, tb, t, spans, T) -> dict:
                      "tau_peak": float(np.abs(tau[:, i]).max()), "tau_limit": a.torque_limit,
                      "speed_peak": float(np.abs(w[:, i]).max()), "no_load_speed": a.no_load_speed,
                      "current_peak": float(np.abs(tb["current"][:, i]).max()),
-                     "current_rms": float(np.sqrt(phase_integral(tb["current"][:, i] ** 2, t, spans) / T)),
+                     "current_rms": float(rms[i]),
                      "current_limit": a.current_limit, "power_peak": float(tb["power"][:, i].max())}
     return joints
 

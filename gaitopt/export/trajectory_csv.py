@@ -36,7 +36,7 @@ def header(result) -> dict:
         "base": robot.base,
         "locked": robot.locked,
         "contacts": {c.name: {"frame": c.frame, "point": [float(x) for x in c.point], "foot": c.foot,
-                              "role": c.role} for c in robot.contacts},
+                              "role": c.role, **({"side": c.side} if c.side else {})} for c in robot.contacts},
         "friction": problem.constraints.friction,
         "slope_rad": problem.slope,
         "stride": traj.stride,

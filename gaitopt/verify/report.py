@@ -78,12 +78,15 @@ def summary_text(r: dict) -> str:
         lines.append(f"  heading: turned {math.degrees(h['simulated_rad']):.2f} deg vs {math.degrees(h['planned_rad']):.2f} deg "
                      f"planned ({100 * h['relative_error']:.1f} % off), direction of travel "
                      f"{math.degrees(h['direction_error_rad']):+.2f} deg off")
+    fell_at = r.get("fell_at_s") if r.get("fell") else None
+    if fell_at is not None:  # the replay stopped there: the figures below are not a whole run's
+        lines.append(f"  energy below: over the {fell_at:.3g} s before the fall, per cycle; not judged")
     for key, label, unit in (("joule_loss_J", "Joule loss", "J"), ("abs_work_J", "absolute work", "J"),
                              ("mean_abs_power_W", "mean absolute power", "W"),
                              ("specific_resistance", "specific resistance", ""),
                              ("electrical_J", "electrical energy (no regeneration)", "J")):
         u = f" {unit}" if unit else ""
-        judged = " (judged: the cost priced it)" if key in e.get("judged", ()) else ""
+        judged = " (judged: the cost priced it)" if key in e.get("judged", ()) and fell_at is None else ""
         lines.append(f"  {label}{' per cycle' if unit == 'J' else ''}: executed {e['executed'][key]:.4g}{u} vs planned "
                      f"{e['planned'][key]:.4g}{u} ({100 * e['relative_error'][key]:+.1f} %){judged}")
     lines.append(f"  feedback share of joint torque (|τ_fb| RMS / |τ| RMS): {r['feedback_share']['all']:.2f}")

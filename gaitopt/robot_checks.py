@@ -1,0 +1,107 @@
+"""Consistency of a robot folder's geometry, checked by forward kinematics when it loads: the
+standing posture's base height, heel behind toe, and the left/right mirror map. Each failure is
+one InputError at robot.yaml's key (a new user's trial found all three accepted silently)."""
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from .robot_yaml import number
+from .yamlio import Fields
+
+STANDING_BASE_Z_TOL = 1e-3  # m, a given standing.base_z against the feet touching the ground
+# Mirror map: largest point error accepted, as a share of the robot's reach. The shipped URDFs
+# are kinematically symmetric to 1e-12 of it; a joint flipped wrongly puts the mirrored feet or joints
+# centimetres to decimetres off (several % and more).
+MIRROR_RTOL = 0.01
+_REFLECT = np.diag([1.0, -1.0, 1.0])
+
+
+def standing_base_z(sf: Fields, model: pin.Model, q: np.ndarray, contacts) -> float:
+    """base_z [m] at which the lowest contact point of posture q (base at the origin, level)
+    touches z = 0: robot.yaml's `standing.base_z` when given (then within STANDING_BASE_Z_TOL of
+    that height: in mm, or left from an older URDF, every guess would start with its feet off the
+    ground), else computed."""
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    zmin = min((data.oMf[c.frame_id].act(c.point))[2] for c in contacts)
+    if not np.isfinite(zmin):
+        raise sf.error("base_z", "the feet's height at the standing posture is not finite: give base_z")
+    if not sf.has("base_z"):
+        return -zmin
+    z = number(sf, "base_z")
+    off = z + zmin
+    if abs(off) > STANDING_BASE_Z_TOL:
+        raise sf.error("base_z", f"{z:.6g} m puts the lowest contact point {abs(off):.4g} m "
+                       f"{'above' if off > 0 else 'below'} the ground at the standing posture (leave base_z "
+                       "out to have it computed)", f"{-zmin:.6g} ± {STANDING_BASE_Z_TOL} m")
+    return z
+
+
+def check_heel_behind_toe(f: Fields, model: pin.Model, q: np.ndarray, feet, contacts) -> None:
+    """Each heel/toe foot's heel point lies behind its toe point along the base's forward axis x
+    at the standing posture q: heel roll and toe roll phases pivot on the points so named."""
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    for foot in feet.values():
+        if foot.kind == "heel_toe":  # a sole's corners: the mean of each edge's two
+            heel, toe = (np.mean([data.oMf[c.frame_id].act(c.point) for c in contacts
+                                  if c.foot == foot.name and c.role == role], axis=0) for role in ("heel", "toe"))
+            if heel[0] >= toe[0]:
+                raise f.error(f"feet.{foot.name}", f"the heel is {heel[0] - toe[0]:.4g} m ahead of the toe at the "
+                              "standing posture (base x forward): heel and toe swapped, or the frame's axes "
+                              "differ from the base's", "heel behind toe")
+
+
+def _mirror_errors(model, data, mirror, contacts, q) -> np.ndarray:
+    """Per contact point, then per joint origin: the largest coordinate distance [m] of the
+    mirrored posture's point from the reflection (y → −y) of its partner's in posture q
+    (kinematics only: a robot whose mass is not symmetric still has a mirror map)."""
+    def points(x):
+        pin.framesForwardKinematics(model, data, x)
+        p = [data.oMf[c.frame_id].act(c.point) for c in contacts]
+        return np.array(p + [data.oMi[j].translation for j in range(1, model.njoints)])
+    p, pm = points(q), points(mirror.coordinates(q))
+    perm = np.concatenate([mirror.contact_perm, len(contacts) + mirror.perm])
+    return np.abs(pm - p[perm] @ _REFLECT).max(axis=1)
+
+
+def _mirror_error(model, data, mirror, contacts, q) -> float:
+    """The largest of `_mirror_errors` [m]."""
+    return float(_mirror_errors(model, data, mirror, contacts, q).max())
+
+
+def check_mirror(f: Fields, model: pin.Model, mirror, contacts, reach: float, samples: int = 12) -> None:
+    """The mirror map (joint pairs and flips) maps random postures (joint angles within their
+    limits, clipped to ±1 rad/m) to their reflections, feet and joint origins to MIRROR_RTOL ×
+    reach [m]; else names the joints that break it, each moved alone from the zero posture. A
+    wrong flip of a chain's last joint with no foot below it moves nothing compared: not caught."""
+    if mirror is None:
+        return
+    data = model.createData()
+    lo = np.maximum(model.lowerPositionLimit, -1.0)
+    hi = np.minimum(model.upperPositionLimit, 1.0)
+    rng = np.random.default_rng(0)  # the same postures at every load
+    tol = MIRROR_RTOL * reach
+    worst = max(_mirror_error(model, data, mirror, contacts, lo + (hi - lo) * rng.random(model.nq))
+                for _ in range(samples))
+    if worst <= tol:
+        return
+    # at the zero posture no flip matters: points off there are paired wrongly (a user's hexapod
+    # with its feet paired FL-MR was told every coordinate was at fault)
+    zero = _mirror_errors(model, data, mirror, contacts, pin.neutral(model))
+    names = [c.name for c in contacts] + [model.names[j] for j in range(1, model.njoints)]
+    paired = [n for n, e in zip(names, zero) if e > tol]
+    if paired:
+        raise f.error("mirror", f"at the zero posture {', '.join(paired[:6])}{' …' if len(paired) > 6 else ''} "
+                      f"lie up to {zero.max():.3g} m off the reflection (y → −y) of their partners': a wrong "
+                      "pair in mirror.feet or mirror.joints", f"pairs mirror images, at most {tol:.3g} m off")
+    culprits = []
+    for i in range(model.nq):
+        q = pin.neutral(model)
+        q[i] = lo[i] + 0.8 * (hi[i] - lo[i])
+        if _mirror_error(model, data, mirror, contacts, q) > tol:
+            culprits.append(model.names[i + 1])
+    raise f.error("mirror", f"mirrored feet or joints {worst:.3g} m off the reflection (y → −y) of their "
+                  f"partners'; a wrong flip or pair at {', '.join(culprits) or 'several joints together'}",
+                  f"at most {tol:.3g} m: flip the joints whose angle changes sign under the reflection")
