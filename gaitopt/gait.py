@@ -7,7 +7,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, short
 from .guess import automatic_guess, same_grid, warm_start as warm_guess
 from .interrupts import noted_sigint
 from .penetration import warn_if_inside
@@ -41,7 +41,37 @@ def _stop_if(interrupt) -> None:
         raise KeyboardInterrupt
 
 
+def _check_arguments(problem, robot, warm_start, print_level, constraints) -> None:
+    """InputError naming the argument of `solve` that has the wrong type (these reached CasADi or
+    the transcription and failed there: AttributeError, IPOPT's "type mismatch")."""
+    from .constraints import Constraint
+
+    def bad(name, value, allowed):
+        raise InputError(f"got {type(value).__name__} {short(value)}", file="gaitopt.solve", field=name,
+                         allowed=allowed)
+
+    if not isinstance(problem, (Problem, str, Path)):
+        bad("problem", problem, "a Problem (gaitopt.load_problem) or a problem file's path")
+    if robot is not None and not isinstance(robot, Robot):
+        bad("robot", robot, "a Robot (gaitopt.load_robot(NAME or PATH)) or None for the problem's")
+    if warm_start is not None and not hasattr(warm_start, "trajectory"):  # gaitopt.study.warm_start_from_csv's too
+        bad("warm_start", warm_start, "a Result (of gaitopt.solve, or gaitopt.export.load_result(OUTDIR)) or None")
+    if print_level is not None and (isinstance(print_level, bool) or not isinstance(print_level, (int, np.integer))
+                                    or not 0 <= print_level <= 12):
+        bad("print_level", print_level, "an integer in [0, 12] or None")
+    if isinstance(constraints, Constraint) or not all(isinstance(c, Constraint) for c in _iterable(constraints)):
+        bad("constraints", constraints, "a list of gaitopt.constraints.Constraint instances")
+
+
+def _iterable(value) -> tuple:
+    try:
+        return tuple(value)
+    except TypeError:
+        return (value,)
+
+
 def _solve(problem, robot, warm_start, x0, print_level, constraints, interrupt) -> Result:
+    _check_arguments(problem, robot, warm_start, print_level, constraints)
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
     robot = robot or robot_of(problem)
@@ -57,6 +87,9 @@ def _solve(problem, robot, warm_start, x0, print_level, constraints, interrupt) 
         x0 = np.array(warm_start.x, float)
     elif x0 is None:
         x0 = warm_guess(tr, warm_start) if warm_start is not None else automatic_guess(tr)
+    elif np.shape(x0) != (tr.lbx.shape[0],):
+        raise InputError(f"has shape {np.shape(x0)}, the NLP has {tr.lbx.shape[0]} variables", file="gaitopt.solve",
+                         field="x0", allowed=f"an array of shape ({tr.lbx.shape[0]},) (a Result's x on this grid) or None")
     _stop_if(interrupt)
     t_guess = time.perf_counter() - t0 - t_build
     s = problem.solver

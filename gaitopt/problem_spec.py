@@ -136,9 +136,16 @@ class Problem:
 
     def replace(self, **changes) -> "Problem":
         """A new problem with some fields changed; `cost` may be a term name or a dict, `speed`
-        and `stride` a number (fixed there, as in a problem file) or a `Bounded`."""
+        and `stride` a number (fixed there, as in a problem file) or a `Bounded`; `constraints`
+        and `solver` a dict of problem-file keys merged into the problem's (e.g.
+        `constraints={"clearance": 0.03, "friction": {"mu": 0.5}}`, `solver={"max_iter": 200}`)
+        or a whole `Constraints` / `SolverOptions`, checked as a problem file's sections are.
+        InputError names the field and the allowed values."""
         if isinstance(changes.get("cost"), str):
             changes["cost"] = {changes["cost"]: 1.0}
+        elif "cost" in changes and not isinstance(changes["cost"], dict):
+            raise InputError(f"must be a term name or a mapping term -> weight, got {short(changes['cost'])}",
+                             field="cost", allowed=f"one of {', '.join(COST_TERMS)}, or a dict of them to weights")
         for key in ("speed", "stride"):
             value = changes.get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -149,6 +156,9 @@ class Problem:
         unknown = set(changes) - set(self.__dataclass_fields__)
         if unknown:
             raise InputError(f"unknown problem fields {sorted(unknown)}", allowed=list(self.__dataclass_fields__))
+        if "constraints" in changes or "solver" in changes:
+            from .problem import checked_sections  # the problem-file schema's checks (imports this module)
+            changes = checked_sections(self, changes)
         new = replace(self, **changes)
         validate(new)
         return new
