@@ -20,20 +20,22 @@ from .transcription import transcribe
 
 
 def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_start: Result | None = None,
-          x0: np.ndarray | None = None, print_level: int | None = None, constraints=()) -> Result:
+          x0: np.ndarray | None = None, print_level: int | None = None, constraints=(), costs=None) -> Result:
     """Solve a gait problem and return a Result (never raises for a failed solve).
 
     problem: a Problem or a path to a problem file; robot: a loaded robot (default: the
     problem's); warm_start: a previous Result to start from; x0: an explicit initial point;
     print_level: IPOPT's print level (default: the problem's solver.print_level);
     constraints: user constraint components (gaitopt.constraints.Constraint instances) added to
-    the built-in ones. Ctrl-C raises KeyboardInterrupt: during IPOPT at its next iteration,
+    the built-in ones; costs: user cost terms added to the problem's cost, a dict name →
+    function(ctx) or (function(ctx), weight), the function returning the term as CasADi SX or a
+    gaitopt.point_sum.PointSum (docs/developers.md), reported under its name in cost_terms. Ctrl-C raises KeyboardInterrupt: during IPOPT at its next iteration,
     during the set-up at the end of the stage it lands in (transcription, guess, derivatives).
     """
     # A SIGINT landing in CasADi's argument conversion lost its KeyboardInterrupt, and the solve
     # ran to the end (gaitopt.interrupts): noted, it is raised at the next stage boundary.
     with noted_sigint(raise_now=False) as interrupt:
-        return _solve(problem, robot, warm_start, x0, print_level, constraints, interrupt)
+        return _solve(problem, robot, warm_start, x0, print_level, constraints, costs, interrupt)
 
 
 def _stop_if(interrupt) -> None:
@@ -70,14 +72,14 @@ def _iterable(value) -> tuple:
         return (value,)
 
 
-def _solve(problem, robot, warm_start, x0, print_level, constraints, interrupt) -> Result:
+def _solve(problem, robot, warm_start, x0, print_level, constraints, costs, interrupt) -> Result:
     _check_arguments(problem, robot, warm_start, print_level, constraints)
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
     robot = robot or robot_of(problem)
     check_problem(problem, robot)  # infeasible by construction: say why now, not after max_iter
     t0 = time.perf_counter()
-    tr = transcribe(problem, robot, constraints=constraints)
+    tr = transcribe(problem, robot, constraints=constraints, costs=costs)
     _stop_if(interrupt)
     t_build = time.perf_counter() - t0
     duals = _duals(tr, warm_start) if x0 is None else None

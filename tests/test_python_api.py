@@ -90,3 +90,15 @@ def test_solve_names_a_wrong_problem_and_x0(walk):
     with pytest.raises(go.InputError) as err:
         go.solve(walk.scaled_knots(0.5), x0=np.zeros(3), print_level=0)
     assert err.value.field == "x0" and "variables" in err.value.message
+
+
+@pytest.mark.parametrize("costs, field", [
+    ({"joule_loss": lambda ctx: 0}, "costs"),          # a built-in term's name
+    ({"mine": "joule_loss"}, "costs.mine"),            # not a function
+    ({"mine": (lambda ctx: 0, -1.0)}, "costs.mine"),   # weight not positive
+    ([lambda ctx: 0], "costs"),
+])
+def test_solve_names_a_wrong_user_cost(walk, costs, field):
+    with pytest.raises(go.InputError) as err:
+        go.solve(walk.scaled_knots(0.5), costs=costs, print_level=0)
+    assert err.value.field == field
