@@ -65,6 +65,12 @@ def _check_arguments(problem, robot, warm_start, print_level, constraints) -> No
         bad("constraints", constraints, "a list of gaitopt.constraints.Constraint instances")
 
 
+def _folder_name(robot: str) -> str:
+    """The folder name of a problem's `robot` (a robots/ name, a folder path or its robot.yaml)."""
+    path = Path(robot)
+    return path.parent.name if path.suffix == ".yaml" else path.name
+
+
 def _iterable(value) -> tuple:
     try:
         return tuple(value)
@@ -76,6 +82,11 @@ def _solve(problem, robot, warm_start, x0, print_level, constraints, costs, inte
     _check_arguments(problem, robot, warm_start, print_level, constraints)
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
+    if robot is not None and Path(robot.folder).name != _folder_name(problem.robot):
+        # quad8's walk solved on solo12 (the same feet names) and recorded as quad8's
+        raise InputError(f"the problem is for robot {_folder_name(problem.robot)!r}, got a Robot loaded from "
+                         f"{str(robot.folder)!r}", file="gaitopt.solve", field="robot",
+                         allowed="the problem's robot (None loads it), or problem.replace(robot=FOLDER) first")
     robot = robot or robot_of(problem)
     check_problem(problem, robot)  # infeasible by construction: say why now, not after max_iter
     t0 = time.perf_counter()

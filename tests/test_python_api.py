@@ -102,3 +102,11 @@ def test_solve_names_a_wrong_user_cost(walk, costs, field):
     with pytest.raises(go.InputError) as err:
         go.solve(walk.scaled_knots(0.5), costs=costs, print_level=0)
     assert err.value.field == field
+
+
+def test_solve_refuses_another_robot(walk):
+    # a user's quad8 walk solved on solo12 (the same feet names), recorded as quad8's
+    trot = go.load_problem(STATIC.parent / "solo12_trot.yaml")
+    with pytest.raises(go.InputError) as err:
+        go.solve(trot, robot=go.load_robot("anymal_c"), print_level=0)
+    assert err.value.field == "robot" and "solo12" in err.value.message
