@@ -5,6 +5,7 @@ gaitopt.problem reads problem files into these (and re-exports every name here).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from numbers import Real
 
 from .direction import check_direction, progress
 from .errors import InputError, short
@@ -165,6 +166,9 @@ class Problem:
 
     def scaled_knots(self, factor: float) -> "Problem":
         """The same problem with every phase's knot count multiplied by factor (at least 2)."""
+        if isinstance(factor, bool) or not isinstance(factor, Real) or not 0 < factor < float("inf"):
+            raise InputError(f"factor must be a positive finite number, got {short(factor)}", field="scaled_knots",
+                             allowed="a number > 0, e.g. 2 (twice the knots) or 0.5")
         return self.replace(phases=tuple(replace(p, knots=max(2, int(round(p.knots * factor))))
                                          for p in self.phases))
 

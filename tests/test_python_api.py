@@ -110,3 +110,14 @@ def test_solve_refuses_another_robot(walk):
     with pytest.raises(go.InputError) as err:
         go.solve(trot, robot=go.load_robot("anymal_c"), print_level=0)
     assert err.value.field == "robot" and "solo12" in err.value.message
+
+
+@pytest.mark.parametrize("factor", ["2", float("nan"), 0, -1.0, float("inf"), None])
+def test_scaled_knots_names_a_bad_factor(walk, factor):
+    with pytest.raises(go.InputError) as err:
+        walk.scaled_knots(factor)
+    assert err.value.field == "scaled_knots"
+
+
+def test_scaled_knots_takes_numpy_numbers(walk):
+    assert walk.scaled_knots(np.int64(2)) == walk.scaled_knots(2) == walk.scaled_knots(np.float64(2.0))
