@@ -356,6 +356,9 @@ def load_problem(path: str | Path, overrides: list[str] | dict | None = None) ->
     data = load_yaml(path)
     data = copy.deepcopy(data)
     items = []
+    if isinstance(overrides, (str, bytes)):  # iterated, a string was taken character by character
+        raise InputError(f"overrides must be a list of KEY=VALUE strings or a dict, got the string {short(overrides)}",
+                         file=str(path), field="--set", allowed=f"[{short(overrides)}] or {{KEY.PATH: VALUE}}")
     if isinstance(overrides, dict):
         items = list(overrides.items())
     else:

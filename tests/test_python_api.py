@@ -121,3 +121,10 @@ def test_scaled_knots_names_a_bad_factor(walk, factor):
 
 def test_scaled_knots_takes_numpy_numbers(walk):
     assert walk.scaled_knots(np.int64(2)) == walk.scaled_knots(2) == walk.scaled_knots(np.float64(2.0))
+
+
+def test_overrides_as_one_string_are_named():
+    with pytest.raises(go.InputError) as err:
+        go.load_problem(STATIC, "speed=0.3")
+    assert "list of KEY=VALUE" in err.value.message
+    assert go.load_problem(STATIC, ["speed=0.3"]).speed.guess == 0.3
