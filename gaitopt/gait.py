@@ -7,7 +7,7 @@ from pathlib import Path
 import casadi as ca
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, short
 from .guess import automatic_guess, same_grid, warm_start as warm_guess
 from .interrupts import noted_sigint
 from .penetration import warn_if_inside
@@ -20,20 +20,22 @@ from .transcription import transcribe
 
 
 def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_start: Result | None = None,
-          x0: np.ndarray | None = None, print_level: int | None = None, constraints=()) -> Result:
+          x0: np.ndarray | None = None, print_level: int | None = None, constraints=(), costs=None) -> Result:
     """Solve a gait problem and return a Result (never raises for a failed solve).
 
     problem: a Problem or a path to a problem file; robot: a loaded robot (default: the
     problem's); warm_start: a previous Result to start from; x0: an explicit initial point;
     print_level: IPOPT's print level (default: the problem's solver.print_level);
     constraints: user constraint components (gaitopt.constraints.Constraint instances) added to
-    the built-in ones. Ctrl-C raises KeyboardInterrupt: during IPOPT at its next iteration,
+    the built-in ones; costs: user cost terms added to the problem's cost, a dict name →
+    function(ctx) or (function(ctx), weight), the function returning the term as CasADi SX or a
+    gaitopt.point_sum.PointSum (docs/developers.md), reported under its name in cost_terms. Ctrl-C raises KeyboardInterrupt: during IPOPT at its next iteration,
     during the set-up at the end of the stage it lands in (transcription, guess, derivatives).
     """
     # A SIGINT landing in CasADi's argument conversion lost its KeyboardInterrupt, and the solve
     # ran to the end (gaitopt.interrupts): noted, it is raised at the next stage boundary.
     with noted_sigint(raise_now=False) as interrupt:
-        return _solve(problem, robot, warm_start, x0, print_level, constraints, interrupt)
+        return _solve(problem, robot, warm_start, x0, print_level, constraints, costs, interrupt)
 
 
 def _stop_if(interrupt) -> None:
@@ -41,13 +43,54 @@ def _stop_if(interrupt) -> None:
         raise KeyboardInterrupt
 
 
-def _solve(problem, robot, warm_start, x0, print_level, constraints, interrupt) -> Result:
+def _check_arguments(problem, robot, warm_start, print_level, constraints) -> None:
+    """InputError naming the argument of `solve` that has the wrong type (these reached CasADi or
+    the transcription and failed there: AttributeError, IPOPT's "type mismatch")."""
+    from .constraints import Constraint
+
+    def bad(name, value, allowed):
+        raise InputError(f"got {type(value).__name__} {short(value)}", file="gaitopt.solve", field=name,
+                         allowed=allowed)
+
+    if not isinstance(problem, (Problem, str, Path)):
+        bad("problem", problem, "a Problem (gaitopt.load_problem) or a problem file's path")
+    if robot is not None and not isinstance(robot, Robot):
+        bad("robot", robot, "a Robot (gaitopt.load_robot(NAME or PATH)) or None for the problem's")
+    if warm_start is not None and not hasattr(warm_start, "trajectory"):  # gaitopt.study.warm_start_from_csv's too
+        bad("warm_start", warm_start, "a Result (of gaitopt.solve, or gaitopt.export.load_result(OUTDIR)) or None")
+    if print_level is not None and (isinstance(print_level, bool) or not isinstance(print_level, (int, np.integer))
+                                    or not 0 <= print_level <= 12):
+        bad("print_level", print_level, "an integer in [0, 12] or None")
+    if isinstance(constraints, Constraint) or not all(isinstance(c, Constraint) for c in _iterable(constraints)):
+        bad("constraints", constraints, "a list of gaitopt.constraints.Constraint instances")
+
+
+def _folder_name(robot: str) -> str:
+    """The folder name of a problem's `robot` (a robots/ name, a folder path or its robot.yaml)."""
+    path = Path(robot)
+    return path.parent.name if path.suffix == ".yaml" else path.name
+
+
+def _iterable(value) -> tuple:
+    try:
+        return tuple(value)
+    except TypeError:
+        return (value,)
+
+
+def _solve(problem, robot, warm_start, x0, print_level, constraints, costs, interrupt) -> Result:
+    _check_arguments(problem, robot, warm_start, print_level, constraints)
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
+    if robot is not None and Path(robot.folder).name != _folder_name(problem.robot):
+        # quad8's walk solved on solo12 (the same feet names) and recorded as quad8's
+        raise InputError(f"the problem is for robot {_folder_name(problem.robot)!r}, got a Robot loaded from "
+                         f"{str(robot.folder)!r}", file="gaitopt.solve", field="robot",
+                         allowed="the problem's robot (None loads it), or problem.replace(robot=FOLDER) first")
     robot = robot or robot_of(problem)
     check_problem(problem, robot)  # infeasible by construction: say why now, not after max_iter
     t0 = time.perf_counter()
-    tr = transcribe(problem, robot, constraints=constraints)
+    tr = transcribe(problem, robot, constraints=constraints, costs=costs)
     _stop_if(interrupt)
     t_build = time.perf_counter() - t0
     duals = _duals(tr, warm_start) if x0 is None else None
@@ -57,6 +100,9 @@ def _solve(problem, robot, warm_start, x0, print_level, constraints, interrupt) 
         x0 = np.array(warm_start.x, float)
     elif x0 is None:
         x0 = warm_guess(tr, warm_start) if warm_start is not None else automatic_guess(tr)
+    elif np.shape(x0) != (tr.lbx.shape[0],):
+        raise InputError(f"has shape {np.shape(x0)}, the NLP has {tr.lbx.shape[0]} variables", file="gaitopt.solve",
+                         field="x0", allowed=f"an array of shape ({tr.lbx.shape[0]},) (a Result's x on this grid) or None")
     _stop_if(interrupt)
     t_guess = time.perf_counter() - t0 - t_build
     s = problem.solver

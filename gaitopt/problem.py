@@ -314,6 +314,35 @@ def problem_from_record(record: dict, file: str = "<record>") -> Problem:
         raise InputError(f"malformed problem record ({type(err).__name__})", file=file, field="problem") from None
 
 
+SECTIONS = {"constraints": Constraints, "solver": SolverOptions}
+
+
+def checked_sections(problem: Problem, changes: dict) -> dict:
+    """`changes` of `Problem.replace` with its `constraints` and `solver` decoded as a problem
+    file's sections (problem_from_dict: the same checks and defaults): a dict there holds
+    problem-file keys merged into the problem's section (`friction: {mu, cone}` merged too), a
+    `Constraints` / `SolverOptions` is taken whole. A Python dict or a dataclass built by hand
+    used to reach the transcription unchecked (an AttributeError there, or a negative clearance
+    solved). InputError (file "Problem.replace") names the key."""
+    for key, kind in SECTIONS.items():
+        if key in changes and not isinstance(changes[key], (dict, kind)):
+            raise InputError(f"must be a mapping of problem-file keys or a {kind.__name__}, got {short(changes[key])}",
+                             file="Problem.replace", field=key,
+                             allowed=f"e.g. {key}={{'clearance': 0.03}}" if key == "constraints"
+                             else f"e.g. {key}={{'max_iter': 200}}")
+    whole = {k: v for k, v in changes.items() if k in SECTIONS and not isinstance(v, dict)}
+    data = _record_as_file(replace(problem, **whole).to_dict())
+    for key in SECTIONS:
+        if isinstance(changes.get(key), dict):
+            section = dict(data[key])
+            for k, v in changes[key].items():
+                both = isinstance(v, dict) and isinstance(section.get(k), dict) and k == "friction"
+                section[k] = {**section[k], **v} if both else v
+            data[key] = section
+    decoded = problem_from_dict(data, "Problem.replace")
+    return {**changes, **{k: getattr(decoded, k) for k in SECTIONS if k in changes}}
+
+
 REPO_PROBLEMS = Path(__file__).resolve().parent.parent / "problems"
 
 
@@ -330,6 +359,9 @@ def load_problem(path: str | Path, overrides: list[str] | dict | None = None) ->
     data = load_yaml(path)
     data = copy.deepcopy(data)
     items = []
+    if isinstance(overrides, (str, bytes)):  # iterated, a string was taken character by character
+        raise InputError(f"overrides must be a list of KEY=VALUE strings or a dict, got the string {short(overrides)}",
+                         file=str(path), field="--set", allowed=f"[{short(overrides)}] or {{KEY.PATH: VALUE}}")
     if isinstance(overrides, dict):
         items = list(overrides.items())
     else:

@@ -5,6 +5,7 @@ gaitopt.problem reads problem files into these (and re-exports every name here).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from numbers import Real
 
 from .direction import check_direction, progress
 from .errors import InputError, short
@@ -136,9 +137,16 @@ class Problem:
 
     def replace(self, **changes) -> "Problem":
         """A new problem with some fields changed; `cost` may be a term name or a dict, `speed`
-        and `stride` a number (fixed there, as in a problem file) or a `Bounded`."""
+        and `stride` a number (fixed there, as in a problem file) or a `Bounded`; `constraints`
+        and `solver` a dict of problem-file keys merged into the problem's (e.g.
+        `constraints={"clearance": 0.03, "friction": {"mu": 0.5}}`, `solver={"max_iter": 200}`)
+        or a whole `Constraints` / `SolverOptions`, checked as a problem file's sections are.
+        InputError names the field and the allowed values."""
         if isinstance(changes.get("cost"), str):
             changes["cost"] = {changes["cost"]: 1.0}
+        elif "cost" in changes and not isinstance(changes["cost"], dict):
+            raise InputError(f"must be a term name or a mapping term -> weight, got {short(changes['cost'])}",
+                             field="cost", allowed=f"one of {', '.join(COST_TERMS)}, or a dict of them to weights")
         for key in ("speed", "stride"):
             value = changes.get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -149,12 +157,18 @@ class Problem:
         unknown = set(changes) - set(self.__dataclass_fields__)
         if unknown:
             raise InputError(f"unknown problem fields {sorted(unknown)}", allowed=list(self.__dataclass_fields__))
+        if "constraints" in changes or "solver" in changes:
+            from .problem import checked_sections  # the problem-file schema's checks (imports this module)
+            changes = checked_sections(self, changes)
         new = replace(self, **changes)
         validate(new)
         return new
 
     def scaled_knots(self, factor: float) -> "Problem":
         """The same problem with every phase's knot count multiplied by factor (at least 2)."""
+        if isinstance(factor, bool) or not isinstance(factor, Real) or not 0 < factor < float("inf"):
+            raise InputError(f"factor must be a positive finite number, got {short(factor)}", field="scaled_knots",
+                             allowed="a number > 0, e.g. 2 (twice the knots) or 0.5")
         return self.replace(phases=tuple(replace(p, knots=max(2, int(round(p.knots * factor))))
                                          for p in self.phases))
 

@@ -60,7 +60,10 @@ class Result:
         return max((v["max_violation"] for v in self._violations), default=0.0)
 
     def sample(self, t) -> dict:
-        """Trajectory values at times t [s] with the transcription's interpolant."""
+        """Trajectory values at times t [s] (a number or an array of T) with the transcription's
+        interpolant (`Trajectory.sample`): q, v, a (T, nq) [m, rad, /s, /s²] in the trajectory's
+        `coordinates` order, tau (T, nu) [N·m] in `actuated` order, f (T, nc, 3) [N] world x, y, z
+        per contact point (`contact_names`; y zero on sagittal robots), phase and time (T,)."""
         return self.trajectory.sample(t)
 
     def summary(self) -> str:

@@ -214,11 +214,38 @@ def _weighted(term, weight: float):
     return term.scaled(weight) if isinstance(term, PointSum) else weight * term
 
 
-def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constraints=()) -> Transcription:
+def user_costs(costs) -> dict:
+    """name → (function, weight) of a `costs` argument: a mapping name → function(ctx) or
+    (function(ctx), weight), the function returning SX or a PointSum (gaitopt.terms); InputError
+    for a name of a built-in term, a function that is not callable or a weight that is not a
+    positive finite number."""
+    out = {}
+    if costs is None:
+        return out
+    if not isinstance(costs, dict):
+        raise InputError(f"got {type(costs).__name__}", file="gaitopt.solve", field="costs",
+                         allowed="a dict name -> function(ctx) or (function(ctx), weight)")
+    for name, item in costs.items():
+        fn, weight = item if isinstance(item, tuple) and len(item) == 2 else (item, 1.0)
+        if not isinstance(name, str) or name in terms.COSTS:
+            raise InputError(f"a user cost term needs a name of its own, got {name!r}", file="gaitopt.solve",
+                             field="costs", allowed=f"a string other than {', '.join(terms.COSTS)}")
+        if not callable(fn) or isinstance(weight, bool) or not isinstance(weight, (int, float)) \
+                or not 0 < weight < float("inf"):
+            raise InputError(f"{name}: expected function(ctx) or (function(ctx), weight > 0), got {item!r:.80}",
+                             file="gaitopt.solve", field=f"costs.{name}")
+        out[name] = (fn, float(weight))
+    return out
+
+
+def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constraints=(), costs=None) -> Transcription:
     """Build the NLP of `problem` on `robot` (a gaitopt.robot.Robot).
 
     constraints: user constraint components (gaitopt.constraints.Constraint instances), called
-    after the built-in ones at each place they declare."""
+    after the built-in ones at each place they declare. costs: user cost terms added to the
+    problem's (`user_costs`: name → function(ctx) or (function(ctx), weight)), reported by name
+    in the Result's cost_terms."""
+    extra = user_costs(costs)
     if dynamics is None:
         dynamics = SymbolicDynamics.of_robot(robot)
     B = NlpBuilder()
@@ -267,6 +294,7 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
         c.add_cycle(ctx)
 
     weighted = {name: _weighted(terms.COSTS[name](ctx), weight) for name, weight in problem.cost.items()}
+    weighted.update({name: _weighted(fn(ctx), weight) for name, (fn, weight) in extra.items()})
     assembly, lbx, ubx, lbg, ubg = B.nlp(sum(v for v in weighted.values() if not isinstance(v, PointSum)),
                                          [v for v in weighted.values() if isinstance(v, PointSum)])
     if problem.solver.codegen:

@@ -1,7 +1,9 @@
-"""docs/developers.md's worked example, run as written: a user constraint component in one
-class, checked from the solved trajectories (not from the NLP's own rows)."""
+"""docs/developers.md's worked examples, run as written: a user constraint component in one
+class and a user cost term in one function, checked from the solved trajectories (not from the
+NLP's own rows)."""
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -12,9 +14,10 @@ ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "developers.md"
 
 
+@functools.lru_cache(maxsize=1)
 def _run_guide() -> dict:
     blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), flags=re.S)
-    assert len(blocks) == 2, "the guide's worked example is two python blocks"
+    assert len(blocks) == 3, "the guide's worked examples are three python blocks"
     namespace: dict = {}
     cwd = os.getcwd()
     os.chdir(ROOT)  # the guide's paths are relative to the repository
@@ -45,3 +48,22 @@ def test_worked_example_constraint_binds_and_holds():
     worst = {v["term"]: v["max_violation"] for v in capped.violations()}
     assert worst["torque_cap"] <= 1e-6
     assert issubclass(cap, ns["Constraint"])
+
+
+def test_worked_example_cost_term_is_priced_and_acts():
+    ns = _run_guide()
+    free, steady = ns["free"], ns["steady"]
+    i = steady.trajectory.coordinates.index("base_pitch")
+
+    def knot_mean(result):  # (1/T) ∫ θ̇² dt, trapezoid over each phase's knots (the rule's quadrature)
+        tr = result.trajectory
+        return sum(np.trapezoid(p.v[:, i] ** 2, p.t) for p in tr.phases) / tr.period
+
+    def sampled_mean(result):  # on the interpolant, between the knots too
+        t = np.linspace(0.0, result.trajectory.period, 2001)
+        return np.mean(result.sample(t)["v"][:, i] ** 2)
+
+    assert abs(steady.cost_terms["pitch_rate_squared"] - 10.0 * knot_mean(steady)) <= 1e-6 * steady.cost_terms["pitch_rate_squared"]
+    assert abs(steady.cost - sum(steady.cost_terms.values())) <= 1e-9 * steady.cost
+    assert sampled_mean(steady) < 0.5 * sampled_mean(free)
+    assert steady.cost_terms["joule_loss"] >= free.cost_terms["joule_loss"]  # the trade: more copper heat

@@ -1,0 +1,130 @@
+"""The Python API a notebook user calls: `Problem.replace` with constraint and solver changes,
+and `gaitopt.solve`'s arguments checked, each wrong value an InputError naming its field
+(a user's notebook trial, 2026-11-25: these reached the transcription or IPOPT and failed there
+with an AttributeError or CasADi's "type mismatch", or solved a negative clearance). No solving."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import gaitopt as go
+from gaitopt.problem import shipped_problems
+
+pytestmark = pytest.mark.fast
+
+STATIC = shipped_problems()[0].parent / "biped7_static_walk.yaml"
+
+
+@pytest.fixture(scope="module")
+def walk():
+    return go.load_problem(STATIC)
+
+
+def test_constraint_changes_merge_into_the_problem(walk):
+    new = walk.replace(constraints={"clearance": 0.03, "friction": {"mu": 0.5}}, solver={"max_iter": 7})
+    assert new.constraints == dataclasses.replace(walk.constraints, clearance=0.03, friction=0.5)
+    assert new.solver == dataclasses.replace(walk.solver, max_iter=7)
+    assert new.source == walk.source and new.phases == walk.phases
+    # the same as the problem file with the keys overridden
+    assert new.constraints == go.load_problem(STATIC, {"constraints.clearance": 0.03,
+                                                       "constraints.friction.mu": 0.5}).constraints
+
+
+@pytest.mark.parametrize("path", shipped_problems(), ids=lambda p: p.stem)
+def test_no_change_is_the_same_problem(path):
+    p = go.load_problem(path)
+    assert p.replace(constraints={}, solver={}) == p
+    assert p.replace(constraints=p.constraints, solver=p.solver) == p
+
+
+@pytest.mark.parametrize("changes, field", [
+    ({"constraints": {"clearance": -1}}, "constraints.clearance"),
+    ({"constraints": {"clearence": 0.03}}, "constraints.clearence"),
+    ({"constraints": {"friction": 0.5}}, "constraints.friction"),
+    ({"constraints": {"touchdown": "soft landing"}}, "constraints.touchdown"),
+    ({"constraints": [("clearance", 0.03)]}, "constraints"),
+    ({"solver": {"print_level": "0"}}, "solver.print_level"),
+    ({"solver": {"max_iter": -5}}, "solver.max_iter"),
+    ({"solver": "ipopt"}, "solver"),
+    ({"cost": ["joule_loss", "abs_power"]}, "cost"),
+])
+def test_bad_changes_name_their_field(walk, changes, field):
+    with pytest.raises(go.InputError) as err:
+        walk.replace(**changes)
+    assert err.value.field == field
+
+
+def test_a_hand_built_section_is_checked(walk):
+    with pytest.raises(go.InputError) as err:
+        walk.replace(constraints=dataclasses.replace(walk.constraints, clearance=-0.02))
+    assert err.value.field == "constraints.clearance"
+    with pytest.raises(go.InputError) as err:
+        walk.replace(solver=dataclasses.replace(walk.solver, print_level="0"))
+    assert err.value.field == "solver.print_level"
+
+
+class _NotAConstraint:
+    term = "x"
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"print_level": "0"}, "print_level"),
+    ({"print_level": 13}, "print_level"),
+    ({"warm_start": "/tmp/some_outdir"}, "warm_start"),
+    ({"robot": "biped7"}, "robot"),
+    ({"constraints": _NotAConstraint()}, "constraints"),
+    ({"constraints": [_NotAConstraint()]}, "constraints"),
+])
+def test_solve_names_a_wrong_argument(walk, kwargs, field):
+    with pytest.raises(go.InputError) as err:
+        go.solve(walk, **kwargs)
+    assert err.value.field == field
+
+
+def test_solve_names_a_wrong_problem_and_x0(walk):
+    with pytest.raises(go.InputError) as err:
+        go.solve({"robot": "biped7"})
+    assert err.value.field == "problem"
+    with pytest.raises(go.InputError) as err:
+        go.solve(walk.scaled_knots(0.5), x0=np.zeros(3), print_level=0)
+    assert err.value.field == "x0" and "variables" in err.value.message
+
+
+@pytest.mark.parametrize("costs, field", [
+    ({"joule_loss": lambda ctx: 0}, "costs"),          # a built-in term's name
+    ({"mine": "joule_loss"}, "costs.mine"),            # not a function
+    ({"mine": (lambda ctx: 0, -1.0)}, "costs.mine"),   # weight not positive
+    ([lambda ctx: 0], "costs"),
+])
+def test_solve_names_a_wrong_user_cost(walk, costs, field):
+    with pytest.raises(go.InputError) as err:
+        go.solve(walk.scaled_knots(0.5), costs=costs, print_level=0)
+    assert err.value.field == field
+
+
+def test_solve_refuses_another_robot(walk):
+    # a user's quad8 walk solved on solo12 (the same feet names), recorded as quad8's
+    trot = go.load_problem(STATIC.parent / "solo12_trot.yaml")
+    with pytest.raises(go.InputError) as err:
+        go.solve(trot, robot=go.load_robot("anymal_c"), print_level=0)
+    assert err.value.field == "robot" and "solo12" in err.value.message
+
+
+@pytest.mark.parametrize("factor", ["2", float("nan"), 0, -1.0, float("inf"), None])
+def test_scaled_knots_names_a_bad_factor(walk, factor):
+    with pytest.raises(go.InputError) as err:
+        walk.scaled_knots(factor)
+    assert err.value.field == "scaled_knots"
+
+
+def test_scaled_knots_takes_numpy_numbers(walk):
+    assert walk.scaled_knots(np.int64(2)) == walk.scaled_knots(2) == walk.scaled_knots(np.float64(2.0))
+
+
+def test_overrides_as_one_string_are_named():
+    with pytest.raises(go.InputError) as err:
+        go.load_problem(STATIC, "speed=0.3")
+    assert "list of KEY=VALUE" in err.value.message
+    assert go.load_problem(STATIC, ["speed=0.3"]).speed.guess == 0.3
