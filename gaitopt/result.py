@@ -81,6 +81,9 @@ class Result:
             f"{self.stats['n_constraints']} constraints",
             "worst violations: " + ", ".join(f"{v['term']}@{v['phase']} {v['max_violation']:.2e}" for v in worst),
         ]
+        hint = failure_hint(self)
+        if hint:
+            lines.append(hint)
         blocks = self.stats.get("compiled_blocks")
         if blocks:  # solver.codegen
             compile_s = self.stats.get("compile_time_s", 0.0)
@@ -90,6 +93,20 @@ class Result:
             lines.insert(4, "compiled derivatives: none (solver.codegen: no shared robot function's "
                             "derivatives are large enough to gain from compiling)")
         return "\n".join(lines)
+
+
+def failure_hint(result) -> str:
+    """A line on what to try when a failed solve ends on a violation whose usual cause is known,
+    else ''. foothold_grade on stairs: IPOPT's restoration stops in a local minimum of the two
+    keep-out rows before an up edge (docs/terrain.md); moving the stairs by a few millimetres
+    or changing the knots takes another path (a user's stair walk, ANYmal's walk at one start)."""
+    worst = result.violations(1)
+    if result.success or not worst or worst[0]["term"] != "foothold_grade":
+        return ""
+    where = "terrain.stairs.start_x" if "stairs" in (getattr(result.problem, "terrain", None) or {}) \
+        else "the steps' x"
+    return (f"hint: a foothold is trapped before a step's edge (foothold_grade, docs/terrain.md): move {where} "
+            "by a few millimetres or change the knots; IPOPT then takes another path")
 
 
 def evaluate_violations(tr, x: np.ndarray) -> list:

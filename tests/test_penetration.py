@@ -52,3 +52,15 @@ def test_a_lowered_motion_is_found_inside_and_said(stairs):
 def test_plane_problems_are_not_sampled():
     p = quiet(go.load_problem("problems/biped7_static_walk.yaml"))
     assert deepest_penetration(go.solve(p)) is None
+
+
+def test_a_solve_failing_on_a_foothold_says_what_to_try(stairs):
+    """A failed solve whose worst row is foothold_grade (IPOPT stopped in the keep-out rows'
+    local minimum before an up edge, docs/terrain.md) says to move the stairs or change the
+    knots; a success, or a failure on another row, says nothing of it."""
+    trapped = [{"term": "foothold_grade", "phase": "walk", "max_violation": 0.271, "rows": 8}]
+    failed = dataclasses.replace(stairs, success=False, status="Infeasible_Problem_Detected",
+                                 _violations=trapped + stairs.violations())
+    assert "hint: a foothold is trapped" in failed.summary() and "terrain.stairs.start_x" in failed.summary()
+    other = dataclasses.replace(failed, _violations=[{**trapped[0], "term": "inverse_dynamics"}])
+    assert "hint" not in other.summary() and "hint" not in stairs.summary()
