@@ -92,3 +92,23 @@ def worst_margin(report: dict) -> float:
     for v in report.values():
         values += list(v.values()) if isinstance(v, dict) else [v]
     return min(values, default=np.inf)
+
+
+BINDING_TOL = 1e-4  # [m or rad] a margin this small at a knot: the optimum presses on the band
+
+
+def binding_rules(report: dict, tol: float = BINDING_TOL) -> list:
+    """Names of the rules of a feasibility report whose margin is within tol of zero or below
+    (the bands the optimum presses on, i.e. that decide the gait): "base_attitude.yaw",
+    "foot_range.FL", "base_height", "knee_margin", ... in the report's order."""
+    out = []
+    for rule, value in report.items():
+        items = value.items() if isinstance(value, dict) else [(None, value)]
+        out += [rule if key is None else f"{rule}.{key}" for key, margin in items if margin < tol]
+    return out
+
+
+def result_binding_rules(result) -> list:
+    """`binding_rules` of a result's gait at its knots (where the rows hold)."""
+    return binding_rules(feasibility_report(result.trajectory, result.robot, result.problem))
+

@@ -81,6 +81,9 @@ class Result:
             f"{self.stats['n_constraints']} constraints",
             "worst violations: " + ", ".join(f"{v['term']}@{v['phase']} {v['max_violation']:.2e}" for v in worst),
         ]
+        binding = _binding(self)
+        if binding:  # the gait is what these bands let it be (docs/feasibility.md)
+            lines.append("at a feasibility band's edge: " + _grouped(binding))
         hint = failure_hint(self)
         if hint:
             lines.append(hint)
@@ -93,6 +96,25 @@ class Result:
             lines.insert(4, "compiled derivatives: none (solver.codegen: no shared robot function's "
                             "derivatives are large enough to gain from compiling)")
         return "\n".join(lines)
+
+
+def _binding(result) -> list:
+    """The feasibility rules the optimum presses on (gaitopt.feasibility), [] for a failed solve
+    or without a trajectory to measure."""
+    if not result.success or getattr(result, "trajectory", None) is None:
+        return []
+    from .feasibility import result_binding_rules  # why: forward kinematics, only when summarised
+
+    return result_binding_rules(result)
+
+
+def _grouped(names) -> str:
+    """"foot_range.FL", "foot_range.FR", "base_height" → "foot_range (FL, FR), base_height"."""
+    groups = {}
+    for name in names:
+        rule, _, key = name.partition(".")
+        groups.setdefault(rule, []).append(key)
+    return ", ".join(rule + (f" ({', '.join(keys)})" if any(keys) else "") for rule, keys in groups.items())
 
 
 def failure_hint(result) -> str:

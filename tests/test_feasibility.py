@@ -4,6 +4,7 @@ trajectory by numeric forward kinematics (gaitopt.feasibility), not from the NLP
 problems that cannot be solved are refused before solving (gaitopt.precheck)."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 import gaitopt as go
 from gaitopt.errors import InputError
-from gaitopt.feasibility import feasibility_report
+from gaitopt.feasibility import BINDING_TOL, binding_rules, feasibility_report, result_binding_rules
 from gaitopt.legs import leg_geometry
 from gaitopt.precheck import check_problem
 from gaitopt.problem import shipped_problems
@@ -56,6 +57,24 @@ def test_solo12_rule_broken_when_off_and_kept_when_on(solo12, rule):
     tol = TOL_RAD if rule == "knee_margin" else TOL_M
     assert worst(rep_off) < -0.01, f"{rule}: the unconstrained optimum should break it ({worst(rep_off)})"
     assert worst(rep_on) > -tol, f"{rule}: {worst(rep_on)}"
+
+
+def test_binding_rules_name_the_bands_the_optimum_presses_on(solo12_on, tmp_path):
+    """The rules whose margin at the knots is within BINDING_TOL of zero, no others; the trot's
+    base height band (which its optimum breaks when off) is one; said in the summary and in
+    result.json's binding_rules."""
+    rep = feasibility_report(solo12_on.trajectory, solo12_on.robot, solo12_on.problem)
+    rules = result_binding_rules(solo12_on)
+    assert "base_height" in rules
+    flat = {f"{k}.{j}" if isinstance(v, dict) else k: m
+            for k, v in rep.items() for j, m in (v.items() if isinstance(v, dict) else [(None, v)])}
+    assert rules == [name for name, margin in flat.items() if margin < BINDING_TOL]
+    assert all(margin >= BINDING_TOL for name, margin in flat.items() if name not in rules)
+    assert "at a feasibility band's edge: " in solo12_on.summary() and "base_height" in solo12_on.summary()
+    go.export.save(solo12_on, tmp_path / "out")
+    assert json.loads((tmp_path / "out" / "result.json").read_text())["binding_rules"] == rules
+    assert binding_rules({"foot_range": {"FL": 0.02, "FR": 5e-5}, "knee_margin": -0.1, "upper_body": 0.3}) \
+        == ["foot_range.FR", "knee_margin"]
 
 
 def test_solo12_between_knots(solo12_on):

@@ -64,7 +64,18 @@ def result_dict(result) -> dict:
         "compile_time_s": s.get("compile_time_s", 0.0),
         # added 2026-11-25: what a co-design chose (trajectory.csv's header `design`), None without one
         "design": design_record(result),
+        # added 2026-11-25: the kinematic feasibility bands the optimum presses on at its knots
+        # (gaitopt.feasibility.binding_rules; [] for a failed solve)
+        "binding_rules": _binding_rules(result),
     }
+
+
+def _binding_rules(result) -> list:
+    if not result.success:
+        return []
+    from ..feasibility import result_binding_rules  # why: pinocchio forward kinematics
+
+    return result_binding_rules(result)
 
 
 def write_result_json(result, path: str | Path) -> Path:
