@@ -19,6 +19,7 @@ import pinocchio as pin
 
 # the pinocchio.casadi cross-check moved to its own module; its names stay importable from here
 from .dynamics_reference import PinocchioCasadiDynamics, pinocchio_casadi_available  # noqa: F401
+from .dynamics_impacts import ContactRows
 
 GRAVITY = 9.81
 
@@ -121,7 +122,7 @@ class Kinematics:
         self.liR, self.lip = liR, lip
 
 
-class SymbolicDynamics:
+class SymbolicDynamics(ContactRows):
     """CasADi functions of one Pinocchio model's dynamics.
 
     model: a pinocchio.Model whose joints are all 1-DOF; contacts: list of (frame_id, point (3,))
@@ -463,83 +464,3 @@ class SymbolicDynamics:
         c, _ = self._com_terms(kin, False)
         return self._fn("centroidal_momentum", [q, v], [ca.vertcat(hl_o, ha_o - _cross(c, hl_o))],
                         ["q", "v"], ["h"])
-
-    def independent_contact_rows(self, contact_indices):
-        """S: the contact constraint rows of the listed points, independent ones only.
-
-        Stacked point Jacobians are rank-deficient in two structural ways: a world axis the
-        model cannot move along (sagittal models: every y row is zero), and two points on
-        one rigid body (heel and toe of a foot: their velocities differ only by ω × r, so the
-        component along r is repeated). Each point after the first on the same body therefore
-        contributes only the two directions perpendicular to r (in the body frame, turned to
-        the world), and rows that vanish at random states are dropped. Returns S (r × 3k) SX
-        of q with J_rows = S J_c (J_c the stacked 3k × nv world point Jacobian).
-        """
-        q = self._q
-        kin = self.kinematics(q)
-        k = len(contact_indices)
-        cand = []
-        first_on = {}
-        for i, ci in enumerate(contact_indices):
-            fid, point = self.contacts[ci]
-            fr = self.model.frames[fid]
-            j = fr.parentJoint
-            r_j = np.array(fr.placement.rotation) @ np.asarray(point, float) + np.array(fr.placement.translation)
-            if j not in first_on:
-                first_on[j] = (i, r_j)
-                for ax in range(3):
-                    row = ca.SX.zeros(1, 3 * k)
-                    row[0, 3 * i + ax] = 1.0
-                    cand.append(row)
-                continue
-            i0, r0 = first_on[j]
-            d = r_j - r0
-            d = d / np.linalg.norm(d)
-            helper = np.eye(3)[int(np.argmin(np.abs(d)))]
-            e1 = np.cross(d, helper)
-            e1 /= np.linalg.norm(e1)
-            e2 = np.cross(d, e1)
-            for e in (e1, e2):
-                ew = kin.R[j] @ ca.DM(e)  # world direction ⊥ heel–toe line
-                row = ca.SX.zeros(1, 3 * k)
-                row[0, 3 * i:3 * i + 3] = ew.T
-                row[0, 3 * i0:3 * i0 + 3] = -ew.T
-                cand.append(row)
-        S = ca.vertcat(*cand)
-        # drop rows that vanish identically (checked numerically at random states)
-        Jc = self._contact_rows_jacobian(contact_indices)
-        rows_fn = ca.Function("rows", [q], [S @ Jc])
-        rng = np.random.default_rng(0)
-        norms = np.zeros(S.shape[0])
-        for _ in range(3):
-            R = np.asarray(rows_fn(rng.uniform(-1.0, 1.0, self.nv)))
-            norms = np.maximum(norms, np.abs(R).max(axis=1))
-        keep = [r for r in range(S.shape[0]) if norms[r] > 1e-12 * max(1.0, norms.max())]
-        return S[keep, :]
-
-    def _contact_rows_jacobian(self, contact_indices):
-        """J_c (3k × nv) SX of q: the listed points' rows of `contact_jacobian`."""
-        rows = [3 * i + ax for i in contact_indices for ax in range(3)]
-        return self.contact_jacobian(self._q)[rows, :]
-
-    def impact_map(self, contact_indices) -> ca.Function:
-        """(q, v⁻) → (v⁺, Λ): velocity after a perfectly inelastic impact on the given contacts.
-
-        Solves M (v⁺ − v⁻) = J_rᵀ λ, J_r v⁺ = 0 with J_r = S J_c the independent rows of the
-        stacked contact Jacobian (`independent_contact_rows`), so the system is regular even
-        for sagittal models and two-point feet; v⁺ is then unique and equals Pinocchio's
-        impulseDynamics. Λ = Sᵀ λ (3k,) world impulses [N·s] of the listed points (indices into
-        self.contacts) with J_cᵀ Λ the generalised impulse. Where the points' impulses are not
-        unique (two points on one foot), Λ is one valid split: the second point carries the
-        impulse perpendicular to the heel–toe line, and an equal and opposite amount is added
-        to the first. For large models prefer the implicit form inside an NLP (transcription).
-        """
-        q, v = self._q, self._v
-        S = self.independent_contact_rows(contact_indices)
-        Jr = S @ self._contact_rows_jacobian(contact_indices)
-        M = self.mass_matrix(q)
-        r = Jr.shape[0]
-        K = ca.blockcat([[M, -Jr.T], [Jr, ca.SX.zeros(r, r)]])
-        sol = ca.solve(K, ca.vertcat(M @ v, ca.SX.zeros(r)))
-        return self._fn("impact_map", [q, v], [sol[:self.nv], S.T @ sol[self.nv:]], ["q", "v_minus"],
-                        ["v_plus", "impulse"])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
+from .rigid_points import sole_rows
 from .robot_model import ContactPoint, Foot
 from .robot_yaml import _allowed_names, _short_repr, number, vector
 from .yamlio import Fields
@@ -121,7 +122,6 @@ def warn_if_soles_locked(f: Fields, model: pin.Model, q: np.ndarray, contacts) -
     with a dependent contact row near that posture (IPOPT then converges slowly)."""
     if not any(c.side for c in contacts):
         return
-    from .constraints.contact import sole_rows  # why here: constraints import the robot model
     data = model.createData()
     pin.computeJointJacobians(model, data, q)
     pin.updateFramePlacements(model, data)

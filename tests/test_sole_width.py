@@ -217,3 +217,26 @@ def test_sole_outline_drawn(robot):
         hi, ho, ti, to = (nj + robot.contact_index(f"{foot}_{n}") for n in ("heel_inner", "heel_outer", "toe_inner",
                                                                            "toe_outer"))
         assert {tuple(sorted(p)) for p in ((hi, ho), (ho, to), (to, ti), (ti, hi))} <= segs
+
+
+@pytest.mark.parametrize("feet", [("left",), ("left", "right")], ids=["one_sole", "two_soles"])
+def test_impact_map_on_soles_matches_pinocchio(robot, feet):
+    """SymbolicDynamics.impact_map on a sole's four corners (one foot; both feet) keeps 6 rows
+    per sole (3 + 2 + 1, `rigid_points.sole_rows`) and gives Pinocchio's impulseDynamics v⁺ with
+    an independent (SVD-selected) set of the stacked corner rows; with 2 rows for each further
+    corner its KKT matrix was singular (9 rows for a sole's 6 degrees of freedom)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_dynamics import close, contact_frame_model, random_states
+
+    dyn = go.SymbolicDynamics.of_robot(robot)
+    idx = [robot.contact_index(n) for f in feet for n in robot.feet[f].contacts]
+    assert dyn.independent_contact_rows(idx).shape[0] == 6 * len(feet)
+    fn = dyn.impact_map(idx)
+    model, data, frames = contact_frame_model(robot)
+    for k, (q, v, _, _) in enumerate(random_states(robot, 3, 7)):
+        J = np.vstack([pin.computeFrameJacobian(model, data, q, frames[i], pin.LOCAL_WORLD_ALIGNED)[:3] for i in idx])
+        U, s, _ = np.linalg.svd(J)
+        Jr = U[:, :int(np.sum(s > 1e-9 * s[0]))].T @ J
+        v_ref = pin.impulseDynamics(model, data, q, v, Jr, 0.0, 0.0).copy()
+        v_plus = np.asarray(fn(q, v)[0]).ravel()
+        close(v_plus, v_ref, f"impact_map v+ on soles {feet} state {k}", 1e-6)
