@@ -261,11 +261,12 @@ def _not_repeating(problem, surface, D: float, at: float, y: float, span: tuple)
     h1 = float(surface.exact_height(at + D, -y if problem.cycle == "half" else y))
     message = (f"the ground does not repeat with the {part} of {D:.4g} m: a periodic gait needs height(x + {D:.4g}) = "
                f"height(x) + {D * surface.grade:.3g} m; here {h0:.3g} m at x = {at:.3g}, {h1:.3g} m at x = {at + D:.3g}")
-    # what is needed goes in `allowed`, which is not cut like the message (180 characters)
+    # what is needed goes in `allowed`, its most important words first: the line is cut at
+    # MAX_MESSAGE characters, file path included
     allowed = {"stairs": f"the stair's run dividing the advance, the stair spanning the feet's path x = "
                          f"{span[0]:.3g} to {span[1]:.3g} m",
-               "steps": f"edges repeating every {D:.4g} m with equal rises over the feet's path x = {span[0]:.3g} to "
-                        f"{span[1]:.3g} m, as terrain.stairs makes; a periodic gait cannot cross a single ledge or block",
+               "steps": f"a periodic gait cannot cross a single ledge or block; edges repeating every {D:.4g} m with "
+                        f"equal rises over the feet's path x = {span[0]:.3g} to {span[1]:.3g} m, as terrain.stairs makes",
                "height_map": "the map's x period dividing the advance (and, for a half cycle, the map "
                              "mirrored in y half a cycle later)"}[kind]
     raise InputError(message, file=problem.source, field=f"terrain.{kind}", allowed=allowed)

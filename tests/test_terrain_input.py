@@ -129,6 +129,11 @@ def test_a_single_ledge_is_refused_in_the_users_terms(steps):
     assert "periodic gait needs height(x + 0.13) = height(x) + 0 m" in text
     assert "stair" not in err.value.message  # the message is about the user's steps, not stairs
     assert "a periodic gait cannot cross a single ledge or block" in text and "…" not in text
+    # a real path is longer: the line is cut at its end, the reason still in it
+    long = problem_from_dict({**BASE, "terrain": {"steps": steps}}, "/home/someone/gaits/problems/user_walk.yaml")
+    with pytest.raises(InputError) as err:
+        check_terrain(long, load_robot("solo12"))
+    assert "a periodic gait cannot cross a single ledge or block" in str(err.value)
 
 
 @pytest.mark.fast
