@@ -413,7 +413,8 @@ def _same_study(outdir: Path, record: dict) -> None:
         raise InputError(f"{stored} is unreadable, so the results in {outdir} cannot be matched to this study; "
                          "use another OUTDIR", field="-o")
     keys = [k for k in record if k not in _NOT_RESULTS and (k != "inputs" or "inputs" in old)]
-    differ = [k for k in keys if old.get(k) != record[k]]
+    # true → both adds the return pass to the same forward rows (gaitopt.study_return)
+    differ = [k for k in keys if old.get(k) != record[k] and (k, old.get(k), record[k]) != ("warm_start", True, "both")]
     if differ:
         changed = [f for f in record["inputs"] if old.get("inputs", {}).get(f) != record["inputs"][f]]
         what = ", ".join("the files " + ", ".join(changed) if k == "inputs" else k for k in differ)

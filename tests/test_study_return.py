@@ -4,11 +4,17 @@ rows and folders stay one per case, a resumed study does not redo finished retur
 `warm_start: true` writes the rows it wrote before."""
 from __future__ import annotations
 
+import csv
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 import gaitopt as go
 import gaitopt.study as study_mod
@@ -110,6 +116,30 @@ def test_a_resumed_return_pass_does_not_redo_finished_cases(tmp_path, monkeypatc
     assert len(read_results(out / "results.csv")) == 4
 
 
+def test_a_warm_start_true_outdir_of_an_older_gaitopt_resumes_as_both(tmp_path, monkeypatch):
+    """Switching a finished `true` study to `both` runs the return pass alone on its rows, also
+    in a results.csv without the return columns (before 2026-11-25): they are appended, empty,
+    then filled; `both` back to `true` is refused (its rows may hold return-pass solves)."""
+    out = tmp_path / "o"
+    run_study(_study(True), out, executor=None, progress=False)
+    table = out / "results.csv"
+    with open(table, newline="", encoding="utf-8") as fh:
+        header, *raw = list(csv.reader(fh))
+    n = len(header) - len(ret.RETURN_COLUMNS)
+    assert tuple(header[n:]) == ret.RETURN_COLUMNS
+    with open(table, "w", newline="", encoding="utf-8") as fh:   # as an older gaitopt wrote it
+        csv.writer(fh).writerows([r[:n] for r in [header, *raw]])
+    calls = _cold_solves_high_clearance(monkeypatch)
+    rows = run_study(_study("both"), out, executor=None, progress=False)
+    assert calls == [(0.35, True), (0.3, True)]     # the return pass only
+    assert [r["return_pass"] for r in rows] == ["kept", "kept", "none"]
+    with open(table, newline="", encoding="utf-8") as fh:
+        written = list(csv.reader(fh))
+    assert written[0] == header and [r[:n] for r in written[1:]] == [r[:n] for r in raw]
+    with pytest.raises(InputError, match="warm_start"):
+        run_study(_study(True), out, executor=None, progress=False)
+
+
 def test_parallel_return_pass(tmp_path):
     """-j 2: the return pass's waves run on the process pool like the forward ones."""
     rows = run_study(_study("both"), tmp_path / "o", executor="process", max_workers=2, progress=False)
@@ -147,3 +177,31 @@ def test_warm_start_values(tmp_path):
     assert _study("both").warm_start == "both" and _study(False).warm_start is False
     with pytest.raises(InputError, match="warm_start.*true, false, both"):
         _study("return")
+
+
+def test_ctrl_c_in_the_return_pass_exits_130_and_resumes(tmp_path):
+    """`gaitopt sweep` with `warm_start: both`: stderr names the return pass; Ctrl-C there
+    stops after the running case (exit 130) with one row per case, and the run resumes."""
+    study = tmp_path / "s.yaml"
+    study.write_text(yaml.safe_dump({"problem": str(PROBLEM), "overrides": LIMITS_OFF, "scale_knots": 0.5,
+                                     "warm_start": "both", "parameters": {"speed": [0.3, 0.35, 0.4, 0.45]}}))
+    out = tmp_path / "o"
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    cmd = [sys.executable, "-m", "gaitopt.cli", "sweep", str(study), "-o", str(out), "-j", "1"]
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in p.stderr:  # universal newlines: each "\r" update of the bar is a line
+        if "return pass [" in line and "1/4 cases" in line:
+            break
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 130, err[-1500:]
+    rows = read_results(out / "results.csv")
+    assert len(rows) == 4 and "Traceback" not in err
+    visited = [r["case"] for r in rows if r["return_pass"]]
+    assert 1 <= len(visited) < 4
+    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-1500:]
+    assert "4/4 cases (0 solved, 0 failed, 4 resumed)" in again.stderr   # no forward case solved again
+    assert "return pass [" in again.stderr and f"(0 better, 0 kept, {len(visited)} resumed)" in again.stderr
+    assert all(r["return_pass"] for r in read_results(out / "results.csv"))
