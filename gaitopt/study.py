@@ -25,7 +25,8 @@ the cases that have a row: a killed study resumes.
 Cases run in waves (wave w = the cases whose grid indices add up to w), so every case after
 the first has a neighbour one grid step away that finished before it; it starts from the
 nearest successfully solved case's trajectory.csv (read from disk, so that resumed studies and
-workers on other machines warm-start the same way). This module knows nothing about gaits
+workers on other machines warm-start the same way). With `warm_start: both` a return pass
+follows (gaitopt.study_return). This module knows nothing about gaits
 beyond calling `gaitopt.solve` and reading the Result.
 """
 from __future__ import annotations
@@ -319,7 +320,8 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
     executor: "process" (default: a local ProcessPoolExecutor with max_workers, in-process when
     max_workers is 1), None (in-process), or any concurrent.futures.Executor (e.g. a Dask
     `client.get_executor()`; workers must see OUTDIR). progress: True (bar on stderr), False, or
-    a text stream. on_row: called with each finished row (in the calling process).
+    a text stream. on_row: called with each finished row, and with each row the return pass
+    of `warm_start: both` replaces (gaitopt.study_return), in the calling process.
     """
     if not isinstance(study, Study):
         study = load_study(study)
