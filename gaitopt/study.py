@@ -10,7 +10,7 @@ A study file (YAML, schema in README "Studies and co-design"):
     groups: {knee: [left_knee, right_knee]}   # joint groups for gear_ratio.* / motor.*
     motors: ../../robots/motors.yaml          # optional catalogue (default robots/motors.yaml)
     gear_efficiency: 0.7                      # η of the gear when a motor is swapped (default: kept)
-    warm_start: true
+    warm_start: true                          # false: cold; both: then a return pass (study_return)
     parameters:                               # the grid is the product of these, in this order
       gear_ratio.knee: [40, 66, 100]          # gear_ratio (all joints) | gear_ratio.<joint or group>
       motor: [re25_20w_42v]                   # motor (all joints) | motor.<joint or group>
@@ -25,12 +25,12 @@ the cases that have a row: a killed study resumes.
 Cases run in waves (wave w = the cases whose grid indices add up to w), so every case after
 the first has a neighbour one grid step away that finished before it; it starts from the
 nearest successfully solved case's trajectory.csv (read from disk, so that resumed studies and
-workers on other machines warm-start the same way). This module knows nothing about gaits
+workers on other machines warm-start the same way). With `warm_start: both` a return pass
+follows (gaitopt.study_return). This module knows nothing about gaits
 beyond calling `gaitopt.solve` and reading the Result.
 """
 from __future__ import annotations
 
-import csv
 import json
 import os
 import sys
@@ -54,7 +54,9 @@ from .interrupts import noted_sigint
 from .motors import load_motors
 from .problem import load_problem
 from .robot import robot_of
+from .study_table import _complete_rows, _Table, read_results  # noqa: F401  (read_results: importable from here)
 from .study_metrics import case_metrics, metric_columns  # noqa: F401  (case_metrics: importable from here)
+from .study_return import RETURN_COLUMNS, recover, return_pass
 from .study_file import (ACTUATOR_PARAMETERS, MAX_CASES, MAX_PARAMETERS, MAX_SCALE_KNOTS, MAX_VALUES,
                          STUDY_KEYS, Study, load_study, study_from_dict)
 from .trajectory import PhaseTrajectory, Trajectory
@@ -185,7 +187,8 @@ def _columns(study: Study, robot) -> list:
     cols += ["success", "status", "cost", "iterations", "solve_time_s", "max_violation", "stride", "period",
              "speed"]
     figures, appended = metric_columns(robot.actuated)
-    return cols + figures + ["gear_ratios", "warm_from", "message"] + appended
+    # appended 2026-11-25: the return pass of `warm_start: both` (gaitopt.study_return)
+    return cols + figures + ["gear_ratios", "warm_from", "message"] + appended + list(RETURN_COLUMNS)
 
 
 # ------------------------------------------------------------------------------ one case
@@ -261,81 +264,15 @@ def run_case(case: Case, outdir: str, warm_dir: str | None = None) -> dict:
     return row
 
 
-# ------------------------------------------------------------------------------ table
-
-def _complete_rows(path: Path) -> tuple:
-    """(header, rows as lists of the file's own strings) of a results.csv, without incomplete
-    rows (a study killed while writing); ([], []) when there is none."""
-    if not path.is_file():
-        return [], []
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.reader(fh))
-    if not rows:
-        return [], []
-    return rows[0], [r for r in rows[1:] if len(r) == len(rows[0]) and r[0]]
-
-
-def read_results(path: str | Path) -> list:
-    """Rows of a results.csv as dicts (numbers parsed, success as bool); incomplete rows (a
-    study killed while writing) are left out."""
-    return _parsed(*_complete_rows(Path(path)))
-
-
-def _parsed(header: list, raw: list) -> list:
-    """The rows `raw` (lists of strings under `header`) as `read_results` gives them."""
-    out = []
-    for r in raw:
-        row = {}
-        for k, v in zip(header, r):
-            if k == "success":
-                row[k] = v == "True"
-            else:
-                try:
-                    row[k] = float(v) if k not in ("case", "status", "message", "warm_from", "gear_ratios") else v
-                except ValueError:
-                    row[k] = v
-        out.append(row)
-    return out
-
-
-class _Table:
-    """results.csv, appended row by row with flush + fsync (a killed study keeps every row)."""
-
-    def __init__(self, path: Path, columns: list):
-        header, raw = _complete_rows(path)
-        if raw and header == columns[:len(header)]:  # an older gaitopt's file: columns are appended
-            columns = header
-        self.path, self.columns = path, columns
-        if raw and header != columns:
-            raise InputError(f"{path} was written by a different study (other columns); use another OUTDIR",
-                             field="-o")
-        # a case whose solve raised (status "error": a crash, a compiler missing) runs again
-        raw = [r for r in raw if r[columns.index("status")] != "error"]
-        # rewrite the complete rows only (a row cut short by a kill would swallow the next one),
-        # as the file had them (parsed and written again, 45 would come back as 45.0)
-        tmp = path.with_suffix(".csv.tmp")
-        with open(tmp, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(columns)
-            w.writerows(raw)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        self.done = {r["case"]: r for r in _parsed(columns, raw)}
-
-    def append(self, row: dict) -> None:
-        with open(self.path, "a", newline="", encoding="utf-8") as fh:
-            csv.DictWriter(fh, self.columns, extrasaction="ignore").writerow(row)
-            fh.flush()
-            os.fsync(fh.fileno())
-        self.done[row["case"]] = row
-
+# ------------------------------------------------------------------------------ progress
 
 class _Progress:
     """A one-line text progress bar on a stream (stderr by default)."""
 
-    def __init__(self, total: int, done: int, stream=None, width: int = 30):
+    def __init__(self, total: int, done: int, stream=None, width: int = 30, label: str = "",
+                 words: tuple = ("solved", "failed")):
         self.total, self.done, self.ok, self.failed = total, done, 0, 0
+        self.label, self.words = label, words  # the pass (return pass: "better" and "kept" counted)
         self.resumed = done
         self.stream = stream if stream is not None else sys.stderr
         self.width, self.t0 = width, time.perf_counter()
@@ -349,8 +286,8 @@ class _Progress:
 
     def show(self) -> None:
         n = int(self.width * self.done / max(self.total, 1))
-        self.stream.write(f"\r[{'#' * n}{'.' * (self.width - n)}] {self.done}/{self.total} cases "
-                          f"({self.ok} solved, {self.failed} failed, {self.resumed} resumed) "
+        self.stream.write(f"\r{self.label}[{'#' * n}{'.' * (self.width - n)}] {self.done}/{self.total} cases "
+                          f"({self.ok} {self.words[0]}, {self.failed} {self.words[1]}, {self.resumed} resumed) "
                           f"{time.perf_counter() - self.t0:.0f} s")
         if self.done >= self.total:
             self.stream.write("\n")
@@ -383,7 +320,8 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
     executor: "process" (default: a local ProcessPoolExecutor with max_workers, in-process when
     max_workers is 1), None (in-process), or any concurrent.futures.Executor (e.g. a Dask
     `client.get_executor()`; workers must see OUTDIR). progress: True (bar on stderr), False, or
-    a text stream. on_row: called with each finished row (in the calling process).
+    a text stream. on_row: called with each finished row, and with each row the return pass
+    of `warm_start: both` replaces (gaitopt.study_return), in the calling process.
     """
     if not isinstance(study, Study):
         study = load_study(study)
@@ -399,7 +337,9 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
     record = _record(study, robot)
     _same_study(outdir, record)  # before anything in OUTDIR is written
     (outdir / "cases").mkdir(parents=True, exist_ok=True)
-    table = _Table(outdir / "results.csv", _columns(study, robot))
+    both = study.warm_start == "both"
+    table = _Table(outdir / "results.csv", _columns(study, robot), RETURN_COLUMNS if both else ())
+    recover(table, outdir)  # a swap of the return pass that a kill cut short (gaitopt.study_return)
     # what was run, for the record and for the next run into this OUTDIR (`_same_study`)
     atomic_write_text(outdir / "study.json", json.dumps(record, indent=2, default=str))
     todo = [c for c in cases if c.key not in table.done]
@@ -410,7 +350,7 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
     own = None
     if isinstance(executor, str):  # "process"
         workers = max_workers or os.cpu_count() or 1
-        if workers > 1 and len(todo) > 1:
+        if workers > 1 and (len(todo) > 1 or both):
             own = executor = ProcessPoolExecutor(max_workers=workers)
         else:
             executor = None
@@ -433,10 +373,14 @@ def run_study(study: Study | str | Path, outdir: str | Path, *, executor: Execut
     # Ctrl-C stops the sweep where it lands, or at the latest in `finish` after the running case
     try:
         with noted_sigint(raise_now=True) as interrupt:
-            _run_waves(todo, executor, own, finish, warm_dir, outdir)
+            _run_waves(todo, executor, finish, warm_dir, outdir)
+            if both:
+                return_pass(cases, table, outdir, executor, stream, on_row, interrupt)
     finally:
         if bar:
             bar.close()
+        if own is not None:
+            own.shutdown(cancel_futures=True)
     by_key = table.done
     return [by_key[c.key] for c in cases if c.key in by_key]
 
@@ -471,7 +415,8 @@ def _same_study(outdir: Path, record: dict) -> None:
         raise InputError(f"{stored} is unreadable, so the results in {outdir} cannot be matched to this study; "
                          "use another OUTDIR", field="-o")
     keys = [k for k in record if k not in _NOT_RESULTS and (k != "inputs" or "inputs" in old)]
-    differ = [k for k in keys if old.get(k) != record[k]]
+    # true → both adds the return pass to the same forward rows (gaitopt.study_return)
+    differ = [k for k in keys if old.get(k) != record[k] and (k, old.get(k), record[k]) != ("warm_start", True, "both")]
     if differ:
         changed = [f for f in record["inputs"] if old.get("inputs", {}).get(f) != record["inputs"][f]]
         what = ", ".join("the files " + ", ".join(changed) if k == "inputs" else k for k in differ)
@@ -479,21 +424,17 @@ def _same_study(outdir: Path, record: dict) -> None:
                          "use another OUTDIR, or remove it to start again", field="-o")
 
 
-def _run_waves(todo, executor, own, finish, warm_dir, outdir) -> None:
+def _run_waves(todo, executor, finish, warm_dir, outdir, waves=None) -> None:
     """The cases in waves of equal index sum (a case's warm start is solved in an earlier
-    wave), in this process or on the executor; each finished case goes to `finish`."""
-    try:
-        waves = sorted({sum(c.index) for c in todo})
-        for w in waves:
-            wave = [c for c in todo if sum(c.index) == w]
-            if executor is None:
-                # in-process, a case may also start from one solved earlier in its own wave
-                for case in wave:
-                    finish(case, run_case(case, str(outdir), warm_dir(case)))
-            else:
-                futures = {executor.submit(run_case, case, str(outdir), warm_dir(case)): case for case in wave}
-                for fut in as_completed(futures):
-                    finish(futures[fut], fut.result())
-    finally:
-        if own is not None:
-            own.shutdown(cancel_futures=True)
+    wave; `waves`: their order, default increasing), in this process or on the executor; each
+    finished case goes to `finish`. warm_dir(case) → the folder it starts from, or None."""
+    for w in waves if waves is not None else sorted({sum(c.index) for c in todo}):
+        wave = [c for c in todo if sum(c.index) == w]
+        if executor is None:
+            # in-process, a case may also start from one solved earlier in its own wave
+            for case in wave:
+                finish(case, run_case(case, str(outdir), warm_dir(case)))
+        else:
+            futures = {executor.submit(run_case, case, str(outdir), warm_dir(case)): case for case in wave}
+            for fut in as_completed(futures):
+                finish(futures[fut], fut.result())

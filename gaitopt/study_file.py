@@ -27,7 +27,8 @@ class Study:
     parameters: ordered (key, values) pairs whose product is the grid; groups: name → joints
     (for gear_ratio.<group> / motor.<group>); motors: catalogue path or None (robots/motors.yaml);
     gear_efficiency: η used with a swapped motor (None keeps the joint's); scale_knots: knots
-    factor or None; warm_start: start each case from its nearest solved neighbour.
+    factor or None; warm_start: start each case from its nearest solved neighbour (True), from the
+    automatic guess (False), or "both": True, then a return pass (gaitopt.study_return).
     """
 
     problem: str
@@ -37,7 +38,7 @@ class Study:
     motors: str | None = None
     gear_efficiency: float | None = None
     scale_knots: float | None = None
-    warm_start: bool = True
+    warm_start: bool | str = True
     description: str = ""
     source: str = "<study>"
 
@@ -101,10 +102,18 @@ def study_from_dict(data: dict, source: str = "<study>", base_dir: Path | None =
     study = Study(problem=problem, parameters=tuple(params), overrides=overrides, groups=groups, motors=motors,
                   gear_efficiency=f.number("gear_efficiency", None, positive=True, high=1.0),
                   scale_knots=f.number("scale_knots", None, positive=True, high=MAX_SCALE_KNOTS),
-                  warm_start=f.boolean("warm_start", True), description=f.string("description", ""),
+                  warm_start=_warm_start(f), description=f.string("description", ""),
                   source=source)
     f.done(STUDY_KEYS)
     return study
+
+
+def _warm_start(f: Fields) -> bool | str:
+    """`warm_start`: true, false or both (true, then the return pass, gaitopt.study_return)."""
+    value = f.raw("warm_start", True)
+    if value is not True and value is not False and value != "both":
+        raise f.error("warm_start", f"expected true, false or both, got {short(value)}", "true, false, both")
+    return value
 
 
 def load_study(path: str | Path) -> Study:

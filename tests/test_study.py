@@ -20,6 +20,7 @@ import gaitopt as go
 from gaitopt.dynamics import GRAVITY
 from gaitopt.errors import InputError
 from gaitopt.motors import load_motors
+from gaitopt.study_return import RETURN_COLUMNS
 from gaitopt.study import case_metrics, load_study, read_results, run_study, study_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -307,7 +308,8 @@ def test_an_older_results_csv_without_the_rms_columns_resumes(tmp_path):
     with open(table, newline="", encoding="utf-8") as fh:
         header, first = list(csv.reader(fh))[:2]
     n = header.index("message") + 1
-    assert len(header) > n and all(c.startswith("rms_") for c in header[n:])
+    rms = header[n:len(header) - len(RETURN_COLUMNS)]   # then the return pass's (appended 2026-11-25)
+    assert rms and all(c.startswith("rms_") for c in rms) and tuple(header[len(header) - len(RETURN_COLUMNS):]) == RETURN_COLUMNS
     with open(table, "w", newline="", encoding="utf-8") as fh:   # the first case, as an older gaitopt wrote it
         csv.writer(fh).writerows([header[:n], first[:n]])
     rows = run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
