@@ -97,7 +97,7 @@ def _cmd_solve(args) -> int:
     if problem.limb_lengths is not None and result.success:
         print(f"optimal thigh/shank ratio {optimal_limb_ratio(result):.4g}; robot with these legs: "
               f"{Path(args.output) / 'robot' / result.robot.name}")
-    print(f"wrote {paths['trajectory']} and {paths['result']}")
+    print(f"wrote {paths['trajectory']}, {paths['result']} and {paths['knots']}")
     if not result.success:
         print(f"gaitopt: solve failed: {result.status}: {result.message}", file=sys.stderr)
         return EXIT_FAILED

@@ -339,8 +339,29 @@ def checked_sections(problem: Problem, changes: dict) -> dict:
                 both = isinstance(v, dict) and isinstance(section.get(k), dict) and k == "friction"
                 section[k] = {**section[k], **v} if both else v
             data[key] = section
+    # whole file keys given as a problem file writes them: decoded with the file's checks (a raw
+    # dict reached the solve before: KeyError 'height_map', AttributeError in codesign.solve)
+    for key in FILE_KEYS:
+        if key in changes and (isinstance(changes[key], dict) or (key == "terrain" and changes[key] is None)):
+            if changes[key] is None:
+                data.pop(key, None)
+            else:
+                data[key] = changes[key]
+        elif key in changes and not (key == "design" and isinstance(changes[key], tuple)
+                                     and all(isinstance(d, GearDesign) for d in changes[key])):
+            raise InputError(f"must be a mapping of problem-file keys, got {short(changes[key])}",
+                             file="Problem.replace", field=key, allowed=FILE_KEYS[key][1])
     decoded = problem_from_dict(data, "Problem.replace")
-    return {**changes, **{k: getattr(decoded, k) for k in SECTIONS if k in changes}}
+    out = {**changes, **{k: getattr(decoded, k) for k in SECTIONS if k in changes}}
+    for key, (fields, _) in FILE_KEYS.items():
+        if isinstance(changes.get(key), dict) or (key == "terrain" and key in changes):
+            out.update({f: getattr(decoded, f) for f in fields})
+    return out
+
+
+# problem-file keys Problem.replace decodes whole: the Problem fields each sets, an example
+FILE_KEYS = {"terrain": (("terrain", "slope"), "e.g. terrain={'slope_deg': 5} or None (the plane)"),
+             "design": (("design", "limb_lengths"), "e.g. design={'gear_ratio': {...}} as in a problem file")}
 
 
 REPO_PROBLEMS = Path(__file__).resolve().parent.parent / "problems"

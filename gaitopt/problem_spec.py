@@ -157,7 +157,7 @@ class Problem:
         unknown = set(changes) - set(self.__dataclass_fields__)
         if unknown:
             raise InputError(f"unknown problem fields {sorted(unknown)}", allowed=list(self.__dataclass_fields__))
-        if "constraints" in changes or "solver" in changes:
+        if any(k in changes for k in ("constraints", "solver", "terrain", "design")):
             from .problem import checked_sections  # the problem-file schema's checks (imports this module)
             changes = checked_sections(self, changes)
         new = replace(self, **changes)

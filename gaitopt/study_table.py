@@ -27,8 +27,14 @@ def _complete_rows(path: Path) -> tuple:
 
 def read_results(path: str | Path) -> list:
     """Rows of a results.csv as dicts (numbers parsed, success as bool); incomplete rows (a
-    study killed while writing) are left out."""
-    return _parsed(*_complete_rows(Path(path)))
+    study killed while writing) are left out. path: the results.csv or the study's OUTDIR.
+    InputError when there is no results.csv there (it returned [] silently)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "results.csv"
+    if not path.is_file():
+        raise InputError(f"no results.csv at {path}: give a study's OUTDIR or its results.csv", field="path")
+    return _parsed(*_complete_rows(path))
 
 
 def _parsed(header: list, raw: list) -> list:

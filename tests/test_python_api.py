@@ -49,11 +49,32 @@ def test_no_change_is_the_same_problem(path):
     ({"solver": {"max_iter": -5}}, "solver.max_iter"),
     ({"solver": "ipopt"}, "solver"),
     ({"cost": ["joule_loss", "abs_power"]}, "cost"),
+    # whole file keys (a raw dict reached the solve: KeyError 'height_map', AttributeError)
+    ({"terrain": {"height_map": {}}}, "terrain.height_map.spacing"),
+    ({"terrain": {"stairs": {"tread": 0.1}}}, "terrain.stairs.tread"),
+    ({"terrain": "flat"}, "terrain"),
+    ({"design": {"gear_ratio": {"knees": 1}}}, "design.gear_ratio.knees"),
+    ({"design": "gears"}, "design"),
 ])
 def test_bad_changes_name_their_field(walk, changes, field):
     with pytest.raises(go.InputError) as err:
         walk.replace(**changes)
     assert err.value.field == field
+
+
+def test_terrain_and_design_are_decoded_as_a_files(walk):
+    """terrain and design given as a problem file writes them are that file's problem; None
+    is the plane."""
+    import math
+
+    slope = walk.replace(terrain={"slope_deg": 5})
+    assert math.isclose(slope.slope, math.radians(5)) and slope.terrain is None
+    assert slope == go.load_problem(STATIC, {"terrain": {"slope_deg": 5}})
+    assert slope.replace(terrain=None).slope == 0.0
+    stairs = {"stairs": {"rise": 0.02, "run": 0.13, "count": 10, "start_x": -0.52}}
+    assert walk.replace(terrain=stairs).terrain == go.load_problem(STATIC, {"terrain": stairs}).terrain
+    design = {"gear_ratio": {"knees": {"joints": ["left_knee", "right_knee"], "min": 5, "max": 20}}}
+    assert walk.replace(design=design).design == go.load_problem(STATIC, {"design": design}).design
 
 
 def test_a_hand_built_section_is_checked(walk):

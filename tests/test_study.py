@@ -200,7 +200,8 @@ def test_a_killed_study_resumes_without_losing_or_redoing_cases(tmp_path):
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     table = out / "results.csv"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(read_results(table)) < 2 and proc.poll() is None:
+    while time.monotonic() < deadline and (not table.is_file() or len(read_results(table)) < 2) \
+            and proc.poll() is None:
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()

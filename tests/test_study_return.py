@@ -205,3 +205,13 @@ def test_ctrl_c_in_the_return_pass_exits_130_and_resumes(tmp_path):
     assert "4/4 cases (0 solved, 0 failed, 4 resumed)" in again.stderr   # no forward case solved again
     assert "return pass [" in again.stderr and f"(0 better, 0 kept, {len(visited)} resumed)" in again.stderr
     assert all(r["return_pass"] for r in read_results(out / "results.csv"))
+
+
+def test_read_results_takes_the_outdir_and_names_a_missing_table(tmp_path):
+    """read_results(OUTDIR) reads OUTDIR/results.csv; a folder or file without one is an
+    InputError (it returned [] silently, as if the study had no rows)."""
+    (tmp_path / "results.csv").write_text("case,success\nspeed=0.3,True\n")
+    assert read_results(tmp_path) == read_results(tmp_path / "results.csv") == [{"case": "speed=0.3", "success": True}]
+    with pytest.raises(go.InputError, match="no results.csv"):
+        read_results(tmp_path / "missing")
+
