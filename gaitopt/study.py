@@ -271,24 +271,29 @@ class _Progress:
 
     def __init__(self, total: int, done: int, stream=None, width: int = 30, label: str = "",
                  words: tuple = ("solved", "failed")):
-        self.total, self.done, self.ok, self.failed = total, done, 0, 0
-        self.label, self.words = label, words  # the pass (return pass: "better" and "kept" counted)
-        self.resumed = done
+        # one count per outcome word, all shown (return pass: better, kept, failed, none, as
+        # results.csv's return_pass column says them)
+        self.total, self.done, self.words = total, done, words
+        self.counts = dict.fromkeys(words, 0)
+        self.label, self.resumed = label, done
         self.stream = stream if stream is not None else sys.stderr
         self.width, self.t0 = width, time.perf_counter()
         self.show()
 
-    def update(self, success: bool) -> None:
+    def update(self, outcome) -> None:
+        """Count one finished case: `outcome` one of `words`, or a bool (True: the first word,
+        False: the second)."""
+        if isinstance(outcome, bool):
+            outcome = self.words[0 if outcome else 1]
         self.done += 1
-        self.ok += bool(success)
-        self.failed += not success
+        self.counts[outcome] += 1
         self.show()
 
     def show(self) -> None:
         n = int(self.width * self.done / max(self.total, 1))
+        counts = ", ".join(f"{self.counts[w]} {w}" for w in self.words)
         self.stream.write(f"\r{self.label}[{'#' * n}{'.' * (self.width - n)}] {self.done}/{self.total} cases "
-                          f"({self.ok} {self.words[0]}, {self.failed} {self.words[1]}, {self.resumed} resumed) "
-                          f"{time.perf_counter() - self.t0:.0f} s")
+                          f"({counts}, {self.resumed} resumed) {time.perf_counter() - self.t0:.0f} s")
         if self.done >= self.total:
             self.stream.write("\n")
         self.stream.flush()

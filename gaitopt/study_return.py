@@ -27,6 +27,8 @@ from pathlib import Path
 RETURN_COLUMNS = ("return_pass", "return_iterations", "return_solve_time_s", "discarded_cost")
 SCRATCH = ".return"
 REL_BETTER = 1e-6
+# the return_pass values of a visited case, counted apart on the progress line
+OUTCOMES = ("better", "kept", "failed", "none")
 
 
 def upper_neighbour(case, by_index: dict, rows: dict) -> str | None:
@@ -80,20 +82,21 @@ def recover(table, outdir: str | Path) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _commit(case, new: dict, table, outdir: Path) -> bool:
+def _commit(case, new: dict, table, outdir: Path) -> str:
     """Record the re-solve `new` of `case`: its row and folder if better, else the outcome in
-    the row's return columns. Returns whether it replaced the row."""
+    the row's return columns. Returns the outcome written to `return_pass` (better, kept, failed)."""
     old = table.done[case.key]
     stats = {"return_iterations": new.get("iterations"), "return_solve_time_s": new.get("solve_time_s")}
     if is_better(new, old):
         row = {**new, **stats, "return_pass": "better", "discarded_cost": old.get("cost") if old.get("success") else None}
         table.replace(row)  # the commit point: from here the row names the new folder
         _swap(outdir, case.key)
-        return True
-    table.replace({"case": case.key, **stats, "return_pass": "kept" if new.get("success") else "failed",
-                   "discarded_cost": new.get("cost")}, fields=RETURN_COLUMNS)
+        return "better"
+    outcome = "kept" if new.get("success") else "failed"
+    table.replace({"case": case.key, **stats, "return_pass": outcome, "discarded_cost": new.get("cost")},
+                  fields=RETURN_COLUMNS)
     shutil.rmtree(outdir / SCRATCH / "cases" / case.key, ignore_errors=True)
-    return False
+    return outcome
 
 
 def return_pass(cases: list, table, outdir: str | Path, executor, stream, on_row, interrupt) -> None:
@@ -108,13 +111,13 @@ def return_pass(cases: list, table, outdir: str | Path, executor, stream, on_row
     by_index = {c.index: c for c in cases}
     todo = [c for c in cases if c.key in table.done and table.done[c.key].get("return_pass") in ("", None)]
     bar = _Progress(len(cases), len(cases) - len(todo), stream, label="return pass ",
-                    words=("better", "kept")) if stream is not None else None
+                    words=OUTCOMES) if stream is not None else None
 
     def finish(case, row):
-        improved = _commit(case, row, table, outdir)
+        outcome = _commit(case, row, table, outdir)
         if bar:
-            bar.update(improved)
-        if improved and on_row:
+            bar.update(outcome)
+        if outcome == "better" and on_row:
             on_row(table.done[case.key])
         if interrupt.hit:  # as in the forward pass: stop after the case that was running
             raise KeyboardInterrupt
@@ -127,7 +130,7 @@ def return_pass(cases: list, table, outdir: str | Path, executor, stream, on_row
                 if up is None:
                     table.replace({"case": case.key, "return_pass": "none"}, fields=("return_pass",))
                     if bar:
-                        bar.update(False)
+                        bar.update("none")
                 else:
                     wave.append(case)
                     start[case.key] = str(outdir / "cases" / up)

@@ -75,7 +75,7 @@ def test_the_return_pass_replaces_a_worse_case_with_its_re_solve_from_above(tmp_
     assert rows[1]["discarded_cost"] == pytest.approx(rows[1]["cost"], rel=1e-5)
     # re-solves (warm) of 0.35 from 0.4 and of 0.3 from 0.35, after the forward pass
     assert calls == [(0.3, False), (0.35, True), (0.4, True), (0.35, True), (0.3, True)]
-    assert "return pass [" in bar.getvalue() and "3/3 cases (1 better, 2 kept, 0 resumed)" in bar.getvalue()
+    assert "return pass [" in bar.getvalue() and "3/3 cases (1 better, 1 kept, 0 failed, 1 none, 0 resumed)" in bar.getvalue()
 
 
 def test_warm_start_true_writes_the_rows_it_wrote_before(tmp_path):
@@ -173,6 +173,33 @@ def test_recover_finishes_a_committed_swap_and_drops_an_uncommitted_one(tmp_path
 
 
 @pytest.mark.fast
+def test_the_return_pass_progress_counts_each_outcome_as_results_csv_names_it(tmp_path, monkeypatch):
+    """The progress line counts better, kept, failed and none apart, as the rows' return_pass
+    says them (a case without a neighbour above, or whose re-solve failed, is not `kept`).
+    The re-solves are stubbed: rows made up, nothing solved."""
+    columns = ["case", "success", "status", "cost", "iterations", "solve_time_s", "warm_from", *ret.RETURN_COLUMNS]
+    table = study_mod._Table(tmp_path / "results.csv", columns, ret.RETURN_COLUMNS)
+    cases = [study_mod.Case(f"v={i}", (i,), {"v": i}, None, {}) for i in range(4)]
+    for i, cost in enumerate((10.0, 5.0, 4.0, 3.0)):
+        table.append({"case": f"v={i}", "success": True, "status": "ok", "cost": cost, "iterations": 9,
+                      "solve_time_s": 0.1, "warm_from": f"v={i - 1}" if i else ""})
+    resolved = {"v=0": (True, 4.0), "v=1": (True, 5.0), "v=2": (False, 7.0)}  # better, kept, failed
+
+    def run_waves(wave, executor, finish, warm_dir, outdir, waves=None):
+        for case in wave:
+            ok, cost = resolved[case.key]
+            finish(case, {"case": case.key, "success": ok, "status": "ok" if ok else "failed", "cost": cost,
+                          "iterations": 3, "solve_time_s": 0.01, "warm_from": warm_dir(case)})
+
+    monkeypatch.setattr(study_mod, "_run_waves", run_waves)
+    bar = io.StringIO()
+    ret.return_pass(cases, table, tmp_path, None, bar, None, type("Interrupt", (), {"hit": False}))
+    rows = read_results(tmp_path)
+    assert [r["return_pass"] for r in rows] == ["better", "kept", "failed", "none"]
+    assert "4/4 cases (1 better, 1 kept, 1 failed, 1 none, 0 resumed)" in bar.getvalue()
+
+
+@pytest.mark.fast
 def test_warm_start_values(tmp_path):
     assert _study("both").warm_start == "both" and _study(False).warm_start is False
     with pytest.raises(InputError, match="warm_start.*true, false, both"):
@@ -203,7 +230,7 @@ def test_ctrl_c_in_the_return_pass_exits_130_and_resumes(tmp_path):
     again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr[-1500:]
     assert "4/4 cases (0 solved, 0 failed, 4 resumed)" in again.stderr   # no forward case solved again
-    assert "return pass [" in again.stderr and f"(0 better, 0 kept, {len(visited)} resumed)" in again.stderr
+    assert "return pass [" in again.stderr and f"(0 better, 0 kept, 0 failed, 0 none, {len(visited)} resumed)" in again.stderr
     assert all(r["return_pass"] for r in read_results(out / "results.csv"))
 
 
