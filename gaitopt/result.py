@@ -49,6 +49,16 @@ class Result:
     layout: Layout | None = field(default=None, repr=False)  # where each variable block sits in x
     _violations: list = field(default_factory=list, repr=False)
     multipliers: "Multipliers | None" = field(default=None, repr=False)  # at x: a warm start's duals
+    # `binding_rules()` once computed (forward kinematics at every knot); not copied by replace()
+    _binding: list | None = field(default=None, init=False, repr=False, compare=False)
+
+    def binding_rules(self) -> list:
+        """The kinematic feasibility rules the optimum presses on at its knots
+        (`gaitopt.feasibility.binding_rules`: "base_attitude.yaw", "foot_range.FL", …); [] for a
+        failed solve."""
+        if self._binding is None:
+            self._binding = _binding(self)
+        return list(self._binding)
 
     def violations(self, top: int | None = None) -> list:
         """Worst violation per constraint term and phase, largest first: list of dicts with
@@ -81,7 +91,7 @@ class Result:
             f"{self.stats['n_constraints']} constraints",
             "worst violations: " + ", ".join(f"{v['term']}@{v['phase']} {v['max_violation']:.2e}" for v in worst),
         ]
-        binding = _binding(self)
+        binding = self.binding_rules()
         if binding:  # the gait is what these bands let it be (docs/feasibility.md)
             lines.append("at a feasibility band's edge: " + _grouped(binding))
         hint = failure_hint(self)

@@ -71,6 +71,8 @@ def result_dict(result) -> dict:
 
 
 def _binding_rules(result) -> list:
+    if hasattr(result, "binding_rules"):  # a Result: computed once, shared with its summary
+        return result.binding_rules()
     if not result.success:
         return []
     from ..feasibility import result_binding_rules  # why: pinocchio forward kinematics
