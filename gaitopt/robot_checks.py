@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
+from .quasi_random import quasi_random
 from .robot_yaml import number
 from .yamlio import Fields
 
@@ -81,10 +82,9 @@ def check_mirror(f: Fields, model: pin.Model, mirror, contacts, reach: float, sa
     data = model.createData()
     lo = np.maximum(model.lowerPositionLimit, -1.0)
     hi = np.minimum(model.upperPositionLimit, 1.0)
-    rng = np.random.default_rng(0)  # the same postures at every load
     tol = MIRROR_RTOL * reach
-    worst = max(_mirror_error(model, data, mirror, contacts, lo + (hi - lo) * rng.random(model.nq))
-                for _ in range(samples))
+    worst = max(_mirror_error(model, data, mirror, contacts, lo + (hi - lo) * u)
+                for u in quasi_random(samples, model.nq))  # the same postures at every load
     if worst <= tol:
         return
     # at the zero posture no flip matters: points off there are paired wrongly (a user's hexapod
