@@ -169,6 +169,27 @@ def test_impossible_inertias_are_balanced_as_mujoco_does():
 
 
 @pytest.mark.fast
+def test_a_point_mass_link_gets_a_small_sphere_s_inertia():
+    """A link with mass and zero inertia (a point mass: Pinocchio takes it, MuJoCo refused it and
+    verify stopped with exit 4) gets 2/5 m r² with r = POINT_MASS_RADIUS, reported; a massless
+    link with no inertia is left alone. MuJoCo compiles the result."""
+    urdf = ('<robot name="r"><link name="base"><inertial><mass value="1"/><inertia ixx="1e-3" iyy="1e-3" '
+            'izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+            '<link name="p"><inertial><mass value="0.5"/><inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/>'
+            '</inertial></link><link name="z"><inertial><mass value="0"/><inertia ixx="0" iyy="0" izz="0" '
+            'ixy="0" ixz="0" iyz="0"/></inertial></link>'
+            '<joint name="j" type="revolute"><parent link="base"/><child link="p"/><origin xyz="0 0 -0.2"/>'
+            '<axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+            '<joint name="k" type="fixed"><parent link="base"/><child link="z"/></joint></robot>')
+    text, changed = verify.sim_model.balance_inertias(urdf)
+    sphere = 0.4 * 0.5 * verify.sim_model.POINT_MASS_RADIUS ** 2
+    assert set(changed) == {"p"} and f'ixx="{sphere!r}"' in text
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_string(urdf)
+    assert mujoco.MjModel.from_xml_string(text).nbody >= 2
+
+
+@pytest.mark.fast
 def test_motors_are_limited_at_the_actuator_limits():
     robot = go.load_robot("biped7")
     limit = verify.actuator_torque_limits(robot)

@@ -171,11 +171,16 @@ def joint_inertias(robot, q) -> np.ndarray:
     return out
 
 
+POINT_MASS_RADIUS = 1e-3  # m, the sphere a URDF point mass (mass, zero inertia) becomes in MuJoCo
+
+
 def balance_inertias(urdf_text: str, rtol: float = 1e-9) -> tuple:
     """(URDF text, {link: ‖ΔI‖ [kg·m²]}) with every link inertia that is not a physical one
     (a non-positive principal moment, or principal moments A + B < C) replaced by its balanced
     form: the three principal moments set to their mean, as MuJoCo's `balanceinertia` option
-    does (MuJoCo refuses such an inertia, and checks positivity before it would balance)."""
+    does (MuJoCo refuses such an inertia, and checks positivity before it would balance). A link
+    with mass and no inertia at all (a point mass, which Pinocchio takes) gets a sphere's of
+    radius POINT_MASS_RADIUS: MuJoCo refused it, and verify stopped with exit 4."""
     root = ET.fromstring(urdf_text)
     changed = {}
     keys = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
@@ -187,9 +192,16 @@ def balance_inertias(urdf_text: str, rtol: float = 1e-9) -> tuple:
         inertia = np.array([[g["ixx"], g["ixy"], g["ixz"]], [g["ixy"], g["iyy"], g["iyz"]],
                             [g["ixz"], g["iyz"], g["izz"]]])
         a, b, c = np.sort(np.linalg.eigvalsh(inertia))
-        if not np.any(inertia) or (a > 0 and a + b >= c * (1 - rtol)):
+        if not np.any(inertia):
+            mass = link.find("inertial/mass")
+            m = float(mass.get("value", 0.0)) if mass is not None else 0.0
+            if m <= 0:
+                continue  # a massless link: MuJoCo takes it as it is
+            mean = 0.4 * m * POINT_MASS_RADIUS ** 2
+        elif a > 0 and a + b >= c * (1 - rtol):
             continue
-        mean = np.trace(inertia) / 3.0
+        else:
+            mean = np.trace(inertia) / 3.0
         for k in keys:
             el.set(k, repr(float(mean)) if k in ("ixx", "iyy", "izz") else "0")
         changed[link.get("name")] = float(np.linalg.norm(inertia - mean * np.eye(3)))
