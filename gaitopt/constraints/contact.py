@@ -171,7 +171,8 @@ class ContactAtRest(Constraint):
 
 class ContactGround(Constraint):
     """ContactGround: height [m] above the terrain = 0 for every point in contact at the first
-    knot of a phase where it is anchored (its stance starts there); on steps a foothold keeps off
+    knot of a phase where it is anchored (its stance starts there; a sole's fourth corner only
+    on a height map, elsewhere its plane holds it); on steps a foothold keeps off
     the edges (term foothold_grade, see `_flat_footholds`). Imposing positions at every
     knot as well as velocities over-constrains the integration and stalls IPOPT; the foothold
     drift this leaves is second order in h (tested)."""
@@ -187,16 +188,21 @@ class ContactGround(Constraint):
         pos, _ = point.contact_kinematics(ctx.dynamics)
         names, contacts = ctx.contact_names, ctx.robot.contacts
         fixed = {}  # foot → its points whose height is already set: held over, then anchored here
+        # on a height map the ground under a sole is curved: three corners on it do not put the
+        # fourth there (a trial's sole rested a corner 1.1 mm inside the map), so every corner
+        # gets its height; on a plane or a stair's tread it is implied (a dependent row)
+        curved = getattr(ctx.terrain.surface, "kind", "") == "height_map"
         for new in (False, True):
             for cname in pv.active:
                 if (cname in anchored) != new:
                     continue
                 c = contacts[names.index(cname)]
                 before = fixed.setdefault(c.foot, [])
-                if sole_rows(before, c.point):  # three points off one line set a sole's plane
+                independent = sole_rows(before, c.point)  # three points off one line set a sole's plane
+                if independent:
                     before.append(c.point)
-                    if new:
-                        ctx.builder.con(self.term, pv.name, ctx.terrain.height(pos, names.index(cname)))
+                if new and (independent or curved):
+                    ctx.builder.con(self.term, pv.name, ctx.terrain.height(pos, names.index(cname)))
         self._flat_footholds(ctx, p, pos, [c for c in pv.active if c in anchored])
 
     @staticmethod
