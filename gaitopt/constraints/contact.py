@@ -190,8 +190,9 @@ class ContactGround(Constraint):
         fixed = {}  # foot → its points whose height is already set: held over, then anchored here
         # on a height map the ground under a sole is curved: three corners on it do not put the
         # fourth there (a trial's sole rested a corner 1.1 mm inside the map), so every corner
-        # gets its height; on a plane or a stair's tread it is implied (a dependent row)
-        curved = getattr(ctx.terrain.surface, "kind", "") == "height_map"
+        # gets its height; on a plane, a stair's tread or a constant map it is implied (a dependent row)
+        surface = ctx.terrain.surface
+        curved = getattr(surface, "kind", "") == "height_map" and np.ptp(surface.grid) > 0.0
         for new in (False, True):
             for cname in pv.active:
                 if (cname in anchored) != new:
