@@ -173,7 +173,8 @@ class ContactGround(Constraint):
     """ContactGround: height [m] above the terrain = 0 for every point in contact at the first
     knot of a phase where it is anchored (its stance starts there; a sole's fourth corner only
     on a height map, elsewhere its plane holds it); on steps a foothold keeps off
-    the edges (term foothold_grade, see `_flat_footholds`). Imposing positions at every
+    the edges (term foothold_grade, see `_flat_footholds`) and a foot's points on one tread
+    (term foothold_tread, `_one_tread`). Imposing positions at every
     knot as well as velocities over-constrains the integration and stalls IPOPT; the foothold
     drift this leaves is second order in h (tested)."""
 
@@ -205,6 +206,7 @@ class ContactGround(Constraint):
                 if new and (independent or curved):
                     ctx.builder.con(self.term, pv.name, ctx.terrain.height(pos, names.index(cname)))
         self._flat_footholds(ctx, p, pos, [c for c in pv.active if c in anchored])
+        self._one_tread(ctx, p, pos, pv.active, anchored)
 
     @staticmethod
     def _flat_footholds(ctx, p, pos, points):
@@ -222,3 +224,24 @@ class ContactGround(Constraint):
             hx, _ = surface.gradient(pos[0, ci], pos[1, ci])
             rows = ca.vertcat(hx, surface.envelope_slope(pos[0, ci]))
             ctx.builder.con("foothold_grade", ctx.phases[p].name, rows, -FOOTHOLD_GRADE, FOOTHOLD_GRADE)
+
+    @staticmethod
+    def _one_tread(ctx, p, pos, active, anchored):
+        """On steps: the points of a foot whose stance starts here lie on the tread of the foot's
+        first point in contact, |h(x_i) − h(x_first)| ≤ ½ the smallest |rise| [m] (smoothed
+        heights). Every point on a flat tread and on the ground is not enough: a 0.22 m sole on a
+        0.2 m run stood with its heel on one tread and its toe on the next, through the nose."""
+        surface = ctx.terrain.surface
+        if getattr(surface, "kind", "") != "steps":
+            return
+        names, contacts = ctx.contact_names, ctx.robot.contacts
+        half = 0.5 * float(np.min(np.abs(surface.rises[surface.rises != 0.0]), initial=np.inf))
+        first = {}
+        rows = []
+        for cname in active:
+            ci = names.index(cname)
+            ref = first.setdefault(contacts[ci].foot, ci)
+            if ref != ci and cname in anchored:
+                rows.append(surface.height(pos[0, ci], pos[1, ci]) - surface.height(pos[0, ref], pos[1, ref]))
+        if rows and np.isfinite(half):
+            ctx.builder.con("foothold_tread", ctx.phases[p].name, ca.vertcat(*rows), -half, half)
