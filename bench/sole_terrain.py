@@ -17,6 +17,7 @@ import argparse
 import numpy as np
 
 from gaitopt.export.result_dir import load_result
+from gaitopt.penetration import deepest_among
 from gaitopt.quantities import contact_points
 from gaitopt.terrain_io import surface_of
 
@@ -54,29 +55,18 @@ def knot_measures(result, surface) -> dict:
     return out
 
 
-def sole_edge_depth(result, surface, per_interval: int = 8, along: int = 19) -> float:
-    """Deepest [m] (> 0: inside) of `along` points on each heel–toe edge of every sole below the
-    true ground over the sampled motion."""
-    rob = result.robot
-    _, samples, _ = result.trajectory.sample_cycle(per_interval)
-    pts = contact_points(rob, samples["q"])
-    index = {(c.foot, c.role, getattr(c, "side", None)): i for i, c in enumerate(rob.contacts)}
-    deepest = 0.0
-    for (foot, role, side), i in index.items():
-        j = index.get((foot, "toe", side)) if role == "heel" else None
-        if j is None:
-            continue
-        for u in np.linspace(0.05, 0.95, along):
-            p = pts[:, i] + u * (pts[:, j] - pts[:, i])
-            deepest = max(deepest, float(np.max(np.asarray(surface.exact_height(p[:, 0], p[:, 1]), float) - p[:, 2])))
-    return deepest
+def sole_edge_depth(result, surface, per_interval: int = 8) -> float:
+    """Deepest [m] (> 0: inside) of the contact points and the points along every sole's
+    heel–toe edges below the true ground over the sampled motion (`deepest_among`)."""
+    t, samples, _ = result.trajectory.sample_cycle(per_interval)
+    return deepest_among(surface, result.robot.contacts, t, contact_points(result.robot, samples["q"])).depth
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("result_dirs", nargs="+")
     args = ap.parse_args(argv)
-    print("| result | cost | max gap [mm] (first knots) | max f_t/f_n | two levels | sole edge depth [mm] |")
+    print("| result | cost | max gap [mm] (first knots) | max f_t/f_n | two levels | deepest point incl. sole edges [mm] |")
     print("|---|---|---|---|---|---|")
     for d in args.result_dirs:
         result = load_result(d)
