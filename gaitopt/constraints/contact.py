@@ -227,8 +227,8 @@ class ContactGround(Constraint):
 
     @staticmethod
     def _one_tread(ctx, p, pos, active, anchored):
-        """On steps: the points of a foot whose stance starts here lie on the tread of the foot's
-        first point in contact, |h(x_i) − h(x_first)| ≤ ½ the smallest |rise| [m] (smoothed
+        """On steps: each point of a foot lies on the tread of the foot's first point in contact
+        where either one's stance starts, |h(x_i) − h(x_first)| ≤ ½ the smallest |rise| [m] (smoothed
         heights). Every point on a flat tread and on the ground is not enough: a 0.22 m sole on a
         0.2 m run stood with its heel on one tread and its toe on the next, through the nose."""
         surface = ctx.terrain.surface
@@ -241,7 +241,7 @@ class ContactGround(Constraint):
         for cname in active:
             ci = names.index(cname)
             ref = first.setdefault(contacts[ci].foot, ci)
-            if ref != ci and cname in anchored:
+            if ref != ci and (cname in anchored or names[ref] in anchored):  # either end's stance starts here
                 rows.append(surface.height(pos[0, ci], pos[1, ci]) - surface.height(pos[0, ref], pos[1, ref]))
         if rows and np.isfinite(half):
             ctx.builder.con("foothold_tread", ctx.phases[p].name, ca.vertcat(*rows), -half, half)
