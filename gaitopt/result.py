@@ -137,9 +137,10 @@ def failure_hint(result) -> str:
     if result.success or not worst or worst[0]["term"] not in ("foothold_grade", "foothold_tread"):
         return ""
     if worst[0]["term"] == "foothold_tread":
-        return ("hint: a foot's points do not fit on one tread (foothold_tread, docs/terrain.md): a sole needs "
-                "a run longer than its length plus about 7.4 terrain.smoothing widths (a longer run, or feet "
-                "turned across the stair within base_attitude.yaw and foot_range)")
+        return ("hint: a foot's points ended on two treads (foothold_tread, docs/terrain.md): a sole fits on a "
+                "run longer than its length plus about 7.4 terrain.smoothing widths (or turned across the stair "
+                "within base_attitude.yaw and foot_range); where it fits, change the knots or "
+                "terrain.stairs.start_x for another path")
     where = "terrain.stairs.start_x" if "stairs" in (getattr(result.problem, "terrain", None) or {}) \
         else "the steps' x"
     return (f"hint: a foothold is trapped before a step's edge (foothold_grade, docs/terrain.md): move {where} "

@@ -65,6 +65,8 @@ def test_a_solve_failing_on_a_foothold_says_what_to_try(stairs):
     assert "hint: a foothold is trapped" in failed.summary() and "terrain.stairs.start_x" in failed.summary()
     other = dataclasses.replace(failed, _violations=[{**trapped[0], "term": "inverse_dynamics"}])
     assert "hint" not in other.summary() and "hint" not in stairs.summary()
+    straddling = dataclasses.replace(failed, _violations=[{**trapped[0], "term": "foothold_tread"}])
+    assert "hint: a foot's points ended on two treads" in straddling.summary()
 
 
 @pytest.mark.fast
