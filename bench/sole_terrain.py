@@ -3,7 +3,7 @@ directories (`gaitopt solve -o DIR`) of feet with a sole width on a slope, stair
 map, from the exported trajectory and the robot. Prints one Markdown row per directory: cost,
 the largest |height − true ground| of a corner carrying force at the knots, the same at the
 phases' first knots (where the rows set it), the largest |f_t|/f_n per tangent axis about the
-local normal (the pyramid's limit is μ/√2), knots at which a foot's loaded corners stand on
+local normal (normal forces over 1 N) (the pyramid's limit is μ/√2), knots at which a foot's loaded corners stand on
 different treads, and the deepest point along a sole's heel–toe edges below the true ground
 over the sampled motion (the penetration warning samples the corners only).
 
@@ -49,7 +49,8 @@ def knot_measures(result, surface) -> dict:
                     out["gap_first"] = max(out["gap_first"], abs(z - h))
                 n = np.asarray(surface.normal(x, y), float).ravel()
                 tx, ty = _tangents(n)
-                out["ratio"] = max(out["ratio"], max(abs(F @ tx), abs(F @ ty)) / max(F @ n, 1e-12))
+                if F @ n > 1.0:  # a ratio of forces under 1 N is the solver's tolerance, not friction
+                    out["ratio"] = max(out["ratio"], max(abs(F @ tx), abs(F @ ty)) / (F @ n))
                 levels.setdefault(c.foot, set()).add(round(h, 6))
             out["two_levels"] += sum(len(v) > 1 for v in levels.values())
     return out
