@@ -15,6 +15,7 @@ import numpy as np
 
 # a contact point deeper than this [m] below the true ground is reported
 TOLERANCE = 0.002
+SOLE_SAMPLES = 19  # points along each heel–toe edge between its ends (5 % apart)
 
 
 @dataclass(frozen=True)
@@ -29,29 +30,56 @@ class Penetration:
 
 
 def deepest_penetration(result, per_interval: int = 8):
-    """The deepest contact point below the true ground over the exported interpolant
-    (`Trajectory.sample_cycle`), or None on a plane or slope (whose ground the rows measure
-    exactly). Cost: per_interval forward kinematics per interval."""
+    """The deepest contact point, or point on a sole's heel–toe edge, below the true ground
+    over the exported interpolant (`Trajectory.sample_cycle`), or None on a plane or slope (whose
+    ground the rows measure exactly). Cost: per_interval forward kinematics per interval."""
     if result.problem.terrain is None:
         return None
     from .quantities import contact_points  # why: Pinocchio kinematics only where terrain needs it
     from .terrain_io import surface_of
 
     t, samples, _ = result.trajectory.sample_cycle(per_interval)
-    points = contact_points(result.robot, samples["q"])  # (T, nc, 3)
-    depth = np.asarray(surface_of(result.problem).exact_height(points[..., 0], points[..., 1]), float) - points[..., 2]
+    return deepest_among(surface_of(result.problem), result.robot.contacts, t,
+                         contact_points(result.robot, samples["q"]))
+
+
+def sole_edges(contacts) -> list:
+    """[(heel index, toe index)]: each foot's heel and toe points on one side (a line foot's
+    pair; a sole's inner pair and outer pair), between which its sole's bottom runs."""
+    return [(i, j) for i, c in enumerate(contacts) if c.role == "heel"
+            for j, d in enumerate(contacts) if d.role == "toe" and d.foot == c.foot and d.side == c.side]
+
+
+def deepest_among(surface, contacts, t, points) -> Penetration:
+    """The deepest of the contact points (T, nc, 3) [m] at times t (T,) [s] and of SOLE_SAMPLES
+    points along each sole edge (`sole_edges`: rows hold the corners only, and a sole across a
+    step's nose, or over a bump of a height map, passes inside between them)."""
+    names = [c.name for c in contacts]
+    extra = []
+    for i, j in sole_edges(contacts):
+        for u in np.linspace(0.0, 1.0, SOLE_SAMPLES + 2)[1:-1]:
+            extra.append(points[:, i] + u * (points[:, j] - points[:, i]))
+            names.append(f"{names[i]}–{names[j]} at {u:.0%}")
+    if extra:
+        points = np.concatenate([points, np.stack(extra, axis=1)], axis=1)
+    depth = np.asarray(surface.exact_height(points[..., 0], points[..., 1]), float) - points[..., 2]
     i, c = np.unravel_index(int(np.argmax(depth)), depth.shape)
-    return Penetration(float(depth[i, c]), result.robot.contacts[c].name, float(t[i]), float(points[i, c, 0]))
+    return Penetration(float(depth[i, c]), names[c], float(t[i]), float(points[i, c, 0]))
 
 
 def warn_if_inside(result) -> None:
-    """One warning when a contact point passes more than TOLERANCE inside the true ground."""
+    """One warning when a contact point (or a sole's edge) passes more than TOLERANCE inside the
+    true ground."""
     deepest = deepest_penetration(result)
     if deepest is None or deepest.depth <= TOLERANCE:
         return
     import warnings
 
-    warnings.warn(f"the plan's contact point {deepest.point} passes {1e3 * deepest.depth:.1f} mm inside the terrain "
-                  f"at t = {deepest.t:.3f} s (x = {deepest.x:.3f} m), between the points where the swing clearance "
-                  "holds: more knots, or a smaller terrain.smoothing (a tighter envelope over the edges), keep it out",
-                  stacklevel=2)
+    if "–" in deepest.point:  # a sole's edge between its corners: no row holds it
+        what, why = ("the plan's sole edge", "between its corners, which the rows hold: a stair run longer than the "
+                     "sole, or a smoother height map under it, keeps it out")
+    else:
+        what, why = ("the plan's contact point", "between the points where the swing clearance holds: more knots, or "
+                     "a smaller terrain.smoothing (a tighter envelope over the edges), keep it out")
+    warnings.warn(f"{what} {deepest.point} passes {1e3 * deepest.depth:.1f} mm inside the terrain "
+                  f"at t = {deepest.t:.3f} s (x = {deepest.x:.3f} m), {why}", stacklevel=2)

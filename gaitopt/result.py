@@ -131,10 +131,16 @@ def failure_hint(result) -> str:
     """A line on what to try when a failed solve ends on a violation whose usual cause is known,
     else ''. foothold_grade on stairs: IPOPT's restoration stops in a local minimum of the two
     keep-out rows before an up edge (docs/terrain.md); moving the stairs by a few millimetres
-    or changing the knots takes another path (a user's stair walk, ANYmal's walk at one start)."""
+    or changing the knots takes another path (a user's stair walk, ANYmal's walk at one start).
+    foothold_tread: a foot's points do not fit on one tread (a sole longer than the run)."""
     worst = result.violations(1)
-    if result.success or not worst or worst[0]["term"] != "foothold_grade":
+    if result.success or not worst or worst[0]["term"] not in ("foothold_grade", "foothold_tread"):
         return ""
+    if worst[0]["term"] == "foothold_tread":
+        return ("hint: a foot's points ended on two treads (foothold_tread, docs/terrain.md): a sole fits on a "
+                "run longer than its length plus about 7.4 terrain.smoothing widths (or turned across the stair "
+                "within base_attitude.yaw and foot_range); where it fits, change the knots or "
+                "terrain.stairs.start_x for another path")
     where = "terrain.stairs.start_x" if "stairs" in (getattr(result.problem, "terrain", None) or {}) \
         else "the steps' x"
     return (f"hint: a foothold is trapped before a step's edge (foothold_grade, docs/terrain.md): move {where} "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import warnings
 
+import numpy as np
 import pytest
 
 import gaitopt as go
@@ -64,3 +65,28 @@ def test_a_solve_failing_on_a_foothold_says_what_to_try(stairs):
     assert "hint: a foothold is trapped" in failed.summary() and "terrain.stairs.start_x" in failed.summary()
     other = dataclasses.replace(failed, _violations=[{**trapped[0], "term": "inverse_dynamics"}])
     assert "hint" not in other.summary() and "hint" not in stairs.summary()
+    straddling = dataclasses.replace(failed, _violations=[{**trapped[0], "term": "foothold_tread"}])
+    assert "hint: a foot's points ended on two treads" in straddling.summary()
+
+
+@pytest.mark.fast
+def test_a_sole_across_a_nose_is_found_between_its_corners():
+    """A sole whose heel and toe corners stand on two treads (each on the ground) passes
+    through the step's nose between them: found along its edge (a strider trial, 2026-11-25:
+    40 mm, unwarned when only the corners were sampled)."""
+    from types import SimpleNamespace
+
+    from gaitopt.penetration import deepest_among
+    from gaitopt.terrain import stair
+
+    steps = stair(0.08, 0.2, 3, 0.1, 0.006)  # edges at x = 0.1, 0.3, 0.5
+    contacts = [SimpleNamespace(name=f"left_{r}_{s}", foot="left", role=r, side=s)
+                for r in ("heel", "toe") for s in ("inner", "outer")]
+    corners = np.array([[[0.0, -0.045, 0.0], [0.0, 0.045, 0.0], [0.22, -0.045, 0.08], [0.22, 0.045, 0.08]]])
+    deepest = deepest_among(steps, contacts, np.zeros(1), corners)
+    # the edge at x = 0.1 lies 0.1/0.22 of the way along: the sole there at 36 mm under the 80 mm tread
+    assert deepest.depth == pytest.approx(0.08 - 0.08 * 0.1 / 0.22, abs=0.004)
+    assert "–" in deepest.point and deepest.depth > TOLERANCE
+    flat = corners.copy()
+    flat[0, 2:, 0], flat[0, 2:, 2] = 0.09, 0.0  # a shorter sole on the first tread: nothing inside
+    assert deepest_among(steps, contacts, np.zeros(1), flat).depth <= 1e-12

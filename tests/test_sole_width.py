@@ -240,3 +240,46 @@ def test_impact_map_on_soles_matches_pinocchio(robot, feet):
         v_ref = pin.impulseDynamics(model, data, q, v, Jr, 0.0, 0.0).copy()
         v_plus = np.asarray(fn(q, v)[0]).ravel()
         close(v_plus, v_ref, f"impact_map v+ on soles {feet} state {k}", 1e-6)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("bump, rows", [(0.004, 4), (0.0, 3)])
+def test_sole_on_height_map_sets_all_four_corner_heights(sole_folder, tmp_path, robot, bump, rows):
+    """On a height map three corners on the ground do not put a rigid sole's fourth there (the
+    surface under it is curved; a strider trial, 2026-11-25, rested one corner 1.1 mm inside):
+    a flat touchdown adds four independent ground rows there; three on a constant map, as on a
+    plane (above), where the fourth would be a dependent row."""
+    text = (ROOT / "problems" / "hoap2_static_walk.yaml").read_text()
+    # varies across the walk only (periodic for any advance), symmetric in y (the mirror map)
+    bumps = ("terrain:\n  height_map: {origin: [0.0, -0.1], spacing: [0.1, 0.05], "
+             f"heights: [[0.0, {bump}, 0.0, {bump}], [0.0, {bump}, 0.0, {bump}]]}}\ncost:")
+    path = tmp_path / "static_walk_map.yaml"
+    path.write_text(text.replace("\nrobot: hoap2\n", f"\nrobot: {sole_folder}\n").replace("\ncost:", "\n" + bumps, 1))
+    problem = quiet(go.load_problem(path).scaled_knots(TEST_SCALE))
+    tr = transcribe(problem, robot)
+    x0 = automatic_guess(tr)
+    picked = [(a, b) for t, _, a, b in tr.rows if t == "contact_ground"]
+    assert sum(b - a for a, b in picked) == rows
+    idx = np.concatenate([np.arange(a, b) for a, b in picked]).tolist()
+    J = ca.Function("J", [tr.x], [ca.jacobian(tr.nlp["g"][idx], tr.x)])(x0).full()
+    assert np.linalg.matrix_rank(J) == rows
+
+
+@pytest.mark.fast
+def test_sole_on_stairs_keeps_its_corners_on_one_tread(sole_folder, tmp_path, robot):
+    """On steps every corner of a landing sole is on the tread of the foot's first point (rows
+    foothold_tread, |Δh| ≤ ½ rise): each corner on the ground and on a flat tread is not enough (a
+    strider trial, 2026-11-25, stood a 0.22 m sole on a 0.2 m run, heel on one tread and toe on
+    the next, through the nose). Here the run (37.5 mm) is shorter than the sole (≈ 0.1 m): the
+    automatic guess's soles straddle edges, which the rows measure."""
+    text = (ROOT / "problems" / "hoap2_static_walk.yaml").read_text()
+    stair = "terrain:\n  stairs: {rise: 0.01, run: 0.0375, count: 40, start_x: -0.75}\ncost:"
+    path = tmp_path / "static_walk_stairs.yaml"
+    path.write_text(text.replace("\nrobot: hoap2\n", f"\nrobot: {sole_folder}\n").replace("\ncost:", "\n" + stair, 1))
+    tr = transcribe(quiet(go.load_problem(path).scaled_knots(TEST_SCALE)), robot)
+    picked = [(a, b) for t, _, a, b in tr.rows if t == "foothold_tread"]
+    assert sum(b - a for a, b in picked) == 3  # one flat touchdown per half cycle: three corners vs the first
+    idx = np.concatenate([np.arange(a, b) for a, b in picked])
+    np.testing.assert_allclose(tr.ubg[idx], 0.005)
+    g = np.asarray(ca.Function("g", [tr.x], [tr.nlp["g"]])(automatic_guess(tr))).ravel()[idx]
+    assert np.max(np.abs(g)) > 0.005  # a straddling sole violates them
