@@ -100,11 +100,9 @@ def _stride_out_of_reach(problem, robot, schedule) -> None:
                np.pi)
     span = {}
     for foot, (lo, hi) in boxes.items():
-        corner = max(np.linalg.norm([x, y, z]) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2]))
-        points = [c.point for c in robot.contacts if c.foot == foot]
-        roll = max(np.linalg.norm(q - np.mean(points, axis=0)) for q in points)
+        corner = np.linalg.norm(_box_corners((lo, hi)), axis=1).max()
         # the box turned by up to `turn` moves its points by at most the chord 2 r sin(turn / 2)
-        span[foot] = hi[0] - lo[0] + 4.0 * corner * np.sin(turn / 2.0) + 2.0 * roll
+        span[foot] = hi[0] - lo[0] + 4.0 * corner * np.sin(turn / 2.0) + 2.0 * _contact_spread(robot, foot)
     reach = 0.0
     for modes, _ in schedule.expanded:
         standing = [span[f] for f, m in modes.items() if m != "swing"]
@@ -116,6 +114,19 @@ def _stride_out_of_reach(problem, robot, schedule) -> None:
         why = f"{speed.min:g} m/s × a cycle ≥ {t_min:.3g} s is" if field == "speed" else f"{stride.min:g} m is"
         raise InputError(f"{why} a stride of {need:.3g} m; the feet's range boxes allow at most {reach:.3g} m "
                          "(a unit slip? else widen constraints.foot_range)", file=problem.source, field=field)
+
+
+def _box_corners(box) -> np.ndarray:
+    """(8, 3) corners [m] of a range box (lo (3,), hi (3,)) in the base frame."""
+    lo, hi = box
+    return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+
+
+def _contact_spread(robot, foot: str) -> float:
+    """The largest distance [m] of a foot's contact point from their mean (the reference point
+    its range box holds): how far a point can be from where the box puts the foot."""
+    points = [c.point for c in robot.contacts if c.foot == foot]
+    return float(max(np.linalg.norm(q - np.mean(points, axis=0)) for q in points))
 
 
 class VerticalReach(NamedTuple):
@@ -144,8 +155,7 @@ def _vertical_reach(problem, robot) -> VerticalReach | None:
     reach = {f: (-boxes[f][1][2], -boxes[f][0][2]) if ranged else (0.0, geo.length[f]) for f in robot.feet}
     slack = {f: np.hypot(*geo.stance[f][:2]) * np.sin(min(tilt, np.pi / 2)) for f in robot.feet}
     # the farthest the foot gets from the base's vertical axis: its box's corners, or the leg
-    lever = {f: max(np.hypot(x, y) for x in (boxes[f][0][0], boxes[f][1][0]) for y in (boxes[f][0][1], boxes[f][1][1]))
-             if ranged else np.hypot(*geo.stance[f][:2]) + geo.length[f] for f in robot.feet}
+    lever = {f: np.hypot(*_box_corners(boxes[f])[:, :2].T).max() if ranged else np.hypot(*geo.stance[f][:2]) + geo.length[f] for f in robot.feet}
     return VerticalReach(band, reach, slack, lever, min(tilt, np.pi / 2))
 
 
@@ -258,12 +268,10 @@ def _stair_blocked_foot(problem, robot, schedule):
     nR = np.einsum("i,nij->nj", n, R)  # (N, 3): n·(R p) = (nR)·p
     reach = {}  # foot → (least, largest) n·(R p) over its box (N,), widened
     for foot in robot.feet:
-        b = boxes[foot]
-        corners = np.array([[x, y, z] for x in (b[0][0], b[1][0]) for y in (b[0][1], b[1][1]) for z in (b[0][2], b[1][2])])
-        pts = [c.point for c in robot.contacts if c.foot == foot]
-        size = max(np.linalg.norm(q - np.mean(pts, axis=0)) for q in pts)  # a contact point off the reference
+        corners = _box_corners(boxes[foot])
         v = nR @ corners.T  # (N, 8): linear in p, extreme at the box's corners
-        slack = np.linalg.norm(n) * (np.linalg.norm(corners, axis=1).max() * step + size)
+        # a contact point lies off the box's reference point by up to the foot's spread
+        slack = np.linalg.norm(n) * (np.linalg.norm(corners, axis=1).max() * step + _contact_spread(robot, foot))
         reach[foot] = (v.min(axis=1) - slack, v.max(axis=1) + slack)
     swings = {}
     for modes, _ in schedule.expanded:
