@@ -5,7 +5,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from .rigid_points import sole_rows
+from .rigid_points import rigid_plan
 
 
 class ContactRows:
@@ -20,25 +20,23 @@ class ContactRows:
         only by ω × r). The first point on a body contributes its three directions, a second
         the two perpendicular to the line r joining them, a third off that line the one normal
         to the plane of the three (what turns the body about the line), a further one none
-        (`gaitopt.rigid_points.sole_rows`); body-frame directions turned to the world, and rows
+        (`gaitopt.rigid_points.rigid_plan`); body-frame directions turned to the world, and rows
         that vanish at random states are dropped. Returns S (r × 3k) SX of q with J_rows = S J_c
         (J_c the stacked 3k × nv world point Jacobian).
         """
         q = self._q
         kin = self.kinematics(q)
         k = len(contact_indices)
-        cand = []
-        on_body = {}  # joint → [(row index i, point in the joint frame)] of the points that added rows
-        for i, ci in enumerate(contact_indices):
+        on_body = []  # (parent joint, point in its frame) per listed point
+        for ci in contact_indices:
             fid, point = self.contacts[ci]
             fr = self.model.frames[fid]
-            j = fr.parentJoint
-            r_j = np.array(fr.placement.rotation) @ np.asarray(point, float) + np.array(fr.placement.translation)
-            before = on_body.setdefault(j, [])
-            n = sole_rows([r for _, r in before], r_j)
+            r = np.array(fr.placement.rotation) @ np.asarray(point, float) + np.array(fr.placement.translation)
+            on_body.append((fr.parentJoint, r))
+        cand = []
+        for i, ((j, r), (n, earlier)) in enumerate(zip(on_body, rigid_plan(on_body))):
             if n:
-                cand += self._rigid_rows(kin.R[j], i, r_j, before, k)
-                before.append((i, r_j))
+                cand += self._rigid_rows(kin.R[j], i, r, [(e, on_body[e][1]) for e in earlier], k)
         S = ca.vertcat(*cand)
         # drop rows that vanish identically (checked numerically at random states)
         Jc = self._contact_rows_jacobian(contact_indices)

@@ -1,6 +1,6 @@
 """How many independent velocity (or height) rows the points of one rigid body add: the rank
 bookkeeping shared by the contact rows (gaitopt.constraints.contact), the impact map
-(gaitopt.dynamics) and the sole check at robot loading (gaitopt.robot_feet)."""
+(gaitopt.dynamics_impacts) and the sole check at robot loading (gaitopt.robot_feet)."""
 from __future__ import annotations
 
 import numpy as np
@@ -19,3 +19,18 @@ def sole_rows(fixed, point, tol=1e-9) -> int:
     d = [np.asarray(x, float) - fixed[0] for x in fixed[1:]] + [p - fixed[0]]
     rank = np.linalg.matrix_rank(np.array(d), tol=tol)
     return {1: 2, 2: 1}.get(len(fixed), 0) if rank == len(fixed) else 0
+
+
+def rigid_plan(points) -> list:
+    """For points [(body, position (3,) in the body's frame)] in order: [(n, earlier)] per point,
+    n = `sole_rows` of it after the earlier points of its body that added rows, earlier the
+    indices (into `points`) of those points, in order."""
+    added, out = {}, []
+    for i, (body, p) in enumerate(points):
+        earlier = added.setdefault(body, [])
+        n = sole_rows([points[j][1] for j in earlier], p)
+        out.append((n, tuple(earlier)))
+        if n:
+            earlier.append(i)
+    return out
+

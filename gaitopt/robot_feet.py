@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from .rigid_points import sole_rows
+from .rigid_points import rigid_plan
 from .robot_model import ContactPoint, Foot
 from .robot_yaml import _allowed_names, _short_repr, number, vector
 from .yamlio import Fields
@@ -125,15 +125,12 @@ def warn_if_soles_locked(f: Fields, model: pin.Model, q: np.ndarray, contacts) -
     data = model.createData()
     pin.computeJointJacobians(model, data, q)
     pin.updateFramePlacements(model, data)
-    rows, expected, fixed = [], 0, {}
+    rows = []
     for c in contacts:
         M = data.oMf[c.frame_id]
         J6 = pin.getFrameJacobian(model, data, c.frame_id, pin.LOCAL_WORLD_ALIGNED)
         rows.append(J6[:3] - pin.skew(M.rotation @ c.point) @ J6[3:])
-        before = fixed.setdefault(c.foot, [])
-        n = sole_rows(before, c.point)
-        expected += n
-        before += [c.point] if n else []
+    expected = sum(n for n, _ in rigid_plan([(c.foot, c.point) for c in contacts]))
     rank = int(np.linalg.matrix_rank(np.vstack(rows), tol=1e-9))
     if rank < expected:
         import warnings

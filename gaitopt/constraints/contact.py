@@ -4,7 +4,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from ..rigid_points import sole_rows  # noqa: F401  (importable from here, as before)
+from ..rigid_points import rigid_plan, sole_rows  # noqa: F401  (sole_rows: importable from here, as before)
 from .base import Constraint
 
 FOOTHOLD_GRADE = 0.09  # [m/m] the smoothed step's slope allowed under a foothold (about 5°)
@@ -140,15 +140,13 @@ class ContactAtRest(Constraint):
         index of the earlier one (two rows), or the indices of two earlier ones (the vertical
         row); earlier points count as already at rest (`sole_rows`)."""
         names, contacts = ctx.contact_names, ctx.robot.contacts
-        plan, fixed = [], {}
-        for cname in points:
-            ci = names.index(cname)
-            before = fixed.setdefault(contacts[ci].foot, [])
-            n_rows = sole_rows([contacts[i].point for i in before], contacts[ci].point)
+        index = [names.index(cname) for cname in points]
+        rigid = rigid_plan([(contacts[ci].foot, contacts[ci].point) for ci in index])
+        plan = []
+        for ci, cname, (n_rows, earlier) in zip(index, points, rigid):
+            before = [index[k] for k in earlier]
             if n_rows and (only is None or cname in only):
                 plan.append((ci, None if not before else (before[0] if len(before) == 1 else tuple(before[:2]))))
-            if n_rows:
-                before.append(ci)
         return plan
 
     @staticmethod
@@ -188,23 +186,19 @@ class ContactGround(Constraint):
         anchored = ctx.schedule.anchored(p)
         pos, _ = point.contact_kinematics(ctx.dynamics)
         names, contacts = ctx.contact_names, ctx.robot.contacts
-        fixed = {}  # foot → its points whose height is already set: held over, then anchored here
         # on a height map the ground under a sole is curved: three corners on it do not put the
         # fourth there (a trial's sole rested a corner 1.1 mm inside the map), so every corner
         # gets its height; on a plane, a stair's tread or a constant map it is implied (a dependent row)
         surface = ctx.terrain.surface
         curved = getattr(surface, "kind", "") == "height_map" and np.ptp(surface.grid) > 0.0
-        for new in (False, True):
-            for cname in pv.active:
-                if (cname in anchored) != new:
-                    continue
-                c = contacts[names.index(cname)]
-                before = fixed.setdefault(c.foot, [])
-                independent = sole_rows(before, c.point)  # three points off one line set a sole's plane
-                if independent:
-                    before.append(c.point)
-                if new and (independent or curved):
-                    ctx.builder.con(self.term, pv.name, ctx.terrain.height(pos, names.index(cname)))
+        # points whose height is already set come first (held over), then those anchored here;
+        # three points off one line set a sole's plane
+        order = [c for c in pv.active if c not in anchored] + [c for c in pv.active if c in anchored]
+        index = [names.index(cname) for cname in order]
+        plan = rigid_plan([(contacts[ci].foot, contacts[ci].point) for ci in index])
+        for cname, ci, (independent, _) in zip(order, index, plan):
+            if cname in anchored and (independent or curved):
+                ctx.builder.con(self.term, pv.name, ctx.terrain.height(pos, ci))
         self._flat_footholds(ctx, p, pos, [c for c in pv.active if c in anchored])
         self._one_tread(ctx, p, pos, pv.active, anchored)
 
