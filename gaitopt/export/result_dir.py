@@ -66,18 +66,8 @@ def result_dict(result) -> dict:
         "design": design_record(result),
         # added 2026-11-25: the kinematic feasibility bands the optimum presses on at its knots
         # (gaitopt.feasibility.binding_rules; [] for a failed solve)
-        "binding_rules": _binding_rules(result),
+        "binding_rules": result.binding_rules(),  # computed once, shared with its summary
     }
-
-
-def _binding_rules(result) -> list:
-    if hasattr(result, "binding_rules"):  # a Result: computed once, shared with its summary
-        return result.binding_rules()
-    if not result.success:
-        return []
-    from ..feasibility import result_binding_rules  # why: pinocchio forward kinematics
-
-    return result_binding_rules(result)
 
 
 def write_result_json(result, path: str | Path) -> Path:
