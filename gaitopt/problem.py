@@ -318,9 +318,9 @@ SECTIONS = {"constraints": Constraints, "solver": SolverOptions}
 
 
 def checked_sections(problem: Problem, changes: dict) -> dict:
-    """`changes` of `Problem.replace` with its `constraints` and `solver` decoded as a problem
-    file's sections (problem_from_dict: the same checks and defaults): a dict there holds
-    problem-file keys merged into the problem's section (`friction: {mu, cone}` merged too), a
+    """`changes` of `Problem.replace` with its `constraints` and `solver` (and `terrain` and
+    `design`, FILE_KEYS) decoded as a problem file's sections (problem_from_dict: the same
+    checks and defaults): a dict there holds problem-file keys merged into the problem's section (`friction: {mu, cone}` merged too), a
     `Constraints` / `SolverOptions` is taken whole. A Python dict or a dataclass built by hand
     used to reach the transcription unchecked (an AttributeError there, or a negative clearance
     solved). InputError (file "Problem.replace") names the key."""
@@ -341,27 +341,29 @@ def checked_sections(problem: Problem, changes: dict) -> dict:
             data[key] = section
     # whole file keys given as a problem file writes them: decoded with the file's checks (a raw
     # dict reached the solve before: KeyError 'height_map', AttributeError in codesign.solve)
-    for key in FILE_KEYS:
-        if key in changes and (isinstance(changes[key], dict) or (key == "terrain" and changes[key] is None)):
-            if changes[key] is None:
-                data.pop(key, None)
-            else:
-                data[key] = changes[key]
-        elif key in changes and not (key == "design" and isinstance(changes[key], tuple)
-                                     and all(isinstance(d, GearDesign) for d in changes[key])):
-            raise InputError(f"must be a mapping of problem-file keys, got {short(changes[key])}",
-                             file="Problem.replace", field=key, allowed=FILE_KEYS[key][1])
+    decoded_fields = [k for k in SECTIONS if k in changes]
+    for key, (fields, example) in FILE_KEYS.items():
+        value = changes.get(key, ...)
+        if value is ...:
+            continue
+        if isinstance(value, dict):
+            data[key] = value
+        elif key == "terrain" and value is None:
+            data.pop(key, None)  # the plane
+        elif key == "design" and isinstance(value, tuple) and all(isinstance(d, GearDesign) for d in value):
+            continue  # taken whole
+        else:
+            raise InputError(f"must be a mapping of problem-file keys, got {short(value)}",
+                             file="Problem.replace", field=key, allowed=example)
+        decoded_fields += fields
     decoded = problem_from_dict(data, "Problem.replace")
-    out = {**changes, **{k: getattr(decoded, k) for k in SECTIONS if k in changes}}
-    for key, (fields, _) in FILE_KEYS.items():
-        if isinstance(changes.get(key), dict) or (key == "terrain" and key in changes):
-            out.update({f: getattr(decoded, f) for f in fields})
-    return out
+    return {**changes, **{k: getattr(decoded, k) for k in decoded_fields}}
 
 
 # problem-file keys Problem.replace decodes whole: the Problem fields each sets, an example
 FILE_KEYS = {"terrain": (("terrain", "slope"), "e.g. terrain={'slope_deg': 5} or None (the plane)"),
              "design": (("design", "limb_lengths"), "e.g. design={'gear_ratio': {...}} as in a problem file")}
+CHECKED_KEYS = frozenset(SECTIONS) | frozenset(FILE_KEYS)  # the changes `checked_sections` decodes
 
 
 REPO_PROBLEMS = Path(__file__).resolve().parent.parent / "problems"

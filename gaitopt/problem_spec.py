@@ -140,7 +140,8 @@ class Problem:
         and `stride` a number (fixed there, as in a problem file) or a `Bounded`; `constraints`
         and `solver` a dict of problem-file keys merged into the problem's (e.g.
         `constraints={"clearance": 0.03, "friction": {"mu": 0.5}}`, `solver={"max_iter": 200}`)
-        or a whole `Constraints` / `SolverOptions`, checked as a problem file's sections are.
+        or a whole `Constraints` / `SolverOptions`; `terrain` and `design` the problem file's
+        whole section (`terrain=None`: the plane); all checked as a problem file's sections are.
         InputError names the field and the allowed values."""
         if isinstance(changes.get("cost"), str):
             changes["cost"] = {changes["cost"]: 1.0}
@@ -157,8 +158,8 @@ class Problem:
         unknown = set(changes) - set(self.__dataclass_fields__)
         if unknown:
             raise InputError(f"unknown problem fields {sorted(unknown)}", allowed=list(self.__dataclass_fields__))
-        if any(k in changes for k in ("constraints", "solver", "terrain", "design")):
-            from .problem import checked_sections  # the problem-file schema's checks (imports this module)
+        from .problem import CHECKED_KEYS, checked_sections  # the file schema's checks (imports this module)
+        if CHECKED_KEYS & changes.keys():
             changes = checked_sections(self, changes)
         new = replace(self, **changes)
         validate(new)
