@@ -187,14 +187,15 @@ def _load_robot(name_or_path, base, search) -> Robot:
             raise f.error("passive", f"{_short_repr(j, 60)} is not a joint of the model", _allowed_names(movable, near=j))
     actuated = [j for j in movable if j not in passive]
 
-    feet, contacts = read_feet(f, model, base)
+    size = reach(model)  # the farthest frame from the base: bounds foot points, scales the mirror check
+    feet, contacts = read_feet(f, model, base, size)
     mirror = _mirror(f, model, base, coord, feet, contacts, joint_names)
     actuators, reflected = _actuators(f, actuated)
     set_reflected_inertia(model, actuators, reflected)
     standing_q = _standing(f, model, coord, base, contacts)
     check_heel_behind_toe(f, model, standing_q, feet, contacts)
     warn_if_soles_locked(f, model, standing_q, contacts)
-    check_mirror(f, model, mirror, contacts, reach(model))
+    check_mirror(f, model, mirror, contacts, size)
     kinematics = _kinematics(f, coord)
     f.raw("sources", None)
     f.done(ROBOT_KEYS)

@@ -30,14 +30,14 @@ def reach(model: pin.Model) -> float:
     return max(0.1, max(float(np.linalg.norm(f.translation)) for f in data.oMf))
 
 
-def read_feet(f: Fields, model: pin.Model, base: str):
+def read_feet(f: Fields, model: pin.Model, base: str, size: float):
     """(foot name → Foot, [ContactPoint] in a fixed order) from robot.yaml's `feet`; `base` is
-    the base mode (a sole width needs a 3-D base)."""
+    the base mode (a sole width needs a 3-D base), `size` the model's `reach` [m] (no foot point
+    lies farther from its frame)."""
     feet_f = f.mapping("feet")
     if not feet_f.data:
         raise f.error("feet", "a robot needs at least one foot")
     frame_names = [fr.name for fr in model.frames]
-    size = reach(model)
     feet, contacts = {}, []
     for foot in feet_f.data:
         if not isinstance(foot, str) or not foot:
