@@ -22,26 +22,24 @@ import warnings
 from pathlib import Path
 
 # (the shared helpers and the output commands moved out of this module stay importable from
-# here: gaitopt.verify.command and gaitopt.cli_compensate import them from gaitopt.cli)
+# here). Commands import what only they need when they run: a solve loads neither the replay
+# (MuJoCo) nor co-design nor compensation (docs/speed.md).
 from .cli_common import (EXIT_BAD_INPUT, EXIT_CANNOT_VERIFY, EXIT_FAILED, EXIT_INTERNAL, EXIT_INTERRUPTED,
                          EXIT_OK, MAX_LINE, _PENDING_WARNINGS, _check_output_dir, _finish, _load, _one_line,
                          _positive, _refuse_input_overwrite, _writing)
 from .cli_compensate import add_compensate_command
 from .cli_output import _cmd_animate, _cmd_export, _cmd_plot
-from .codesign import optimal_gears, optimal_limb_ratio
 from .errors import InputError
 from .export import save
 from .problem import load_problem
 from .robot import REPO_ROBOTS, available_robots, load_robot
-from .verify.command import add_verify_command
-from .verify.settings import MAX_CYCLES as VERIFY_MAX_CYCLES
+from .cli_verify import add_verify_command
 
 ERROR_LOG = "gaitopt-error.log"  # the traceback of an internal error
 # errors of an output path the user gave (too long, not writable, a file in the way, disk full)
 USER_PATH_ERRORS = {errno.ENAMETOOLONG, errno.EACCES, errno.EROFS, errno.ENOTDIR, errno.EISDIR, errno.EEXIST,
                     errno.ENOSPC, errno.EPERM, errno.ELOOP}
 # sizes a command accepts (bounded, so that a typo cannot fill a disk or run for days)
-MAX_VERIFY_CYCLES = VERIFY_MAX_CYCLES
 MAX_WORKERS = 256
 
 
@@ -83,7 +81,7 @@ def _cmd_solve(args) -> int:
           f"intervals, {problem.transcription})", flush=True)
     try:
         if problem.limb_lengths is not None or problem.design:  # the Result's robot then has the optimal legs, gears
-            from .codesign import solve
+            from .codesign import solve  # why: co-design only for the problems that ask for it
         result = solve(problem, print_level=args.print_level)
     except InputError as err:
         if err.file is None:  # e.g. an unknown robot: name the problem file (exit-code contract)
@@ -92,6 +90,8 @@ def _cmd_solve(args) -> int:
     with _writing():
         paths = save(result, args.output)
     print(result.summary())
+    if problem.design or problem.limb_lengths is not None:
+        from .codesign import optimal_gears, optimal_limb_ratio
     if problem.design:
         print("optimal gear ratios: " + ", ".join(f"{k} {v:.4g}" for k, v in optimal_gears(result).items()))
     if problem.limb_lengths is not None and result.success:
@@ -355,6 +355,7 @@ def _main(argv) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _warning_line  # a warning is one line too, never source code
             args = build_parser().parse_args(argv)
+            _resume_collector(args)
             code = args.func(args)
         sys.stdout.flush()
         _print_warnings()
@@ -378,6 +379,19 @@ def _main(argv) -> int:
         return _internal_error(args, err)
     except Exception as err:  # noqa: BLE001 - a bug: one line, the traceback in a log file
         return _internal_error(args, err)
+
+
+def _resume_collector(args) -> None:
+    """In the `gaitopt` command, whose imports ran with the cyclic collector paused (gaitopt's
+    __init__): load the solve stack for the commands that solve, freeze what the imports made
+    (objects that live until exit) and resume the collector. Elsewhere (main() called from a
+    program, the collector on) nothing."""
+    if gc.isenabled():
+        return
+    if args.func in (_cmd_solve, _cmd_compile, _cmd_sweep):
+        from . import gait  # noqa: F401  # why: imported now, its objects frozen with the rest
+    gc.freeze()
+    gc.enable()
 
 
 def _internal_error(args, err) -> int:

@@ -8,9 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from .cli_common import _check_output_dir, _finish, _load, _positive, _signed, _writing
-from .compensation import AXES, MAX_OFFSET, TORQUES, Correction, compensate
 from .errors import InputError
-from .export import save
 
 COMPENSATION_FILE = "compensation.json"
 MAX_SAMPLES = 100_000
@@ -19,6 +17,7 @@ MAX_SAMPLES = 100_000
 def read_samples(path: str, period: float) -> tuple:
     """Δp samples from a CSV file: rows `time [s], Δp [m]` ('#' comments), times increasing in
     [0, period). Returns (times, values); InputError naming the file otherwise."""
+    from .compensation import MAX_OFFSET  # why: the other commands need none of it (docs/speed.md)
     p = Path(path)
     if not p.is_file():
         raise InputError("no such file" if not p.exists() else "not a regular file", file=path, field="--samples")
@@ -41,6 +40,8 @@ def read_samples(path: str, period: float) -> tuple:
 
 
 def _cmd_compensate(args) -> int:
+    from .compensation import AXES, MAX_OFFSET, TORQUES, Correction, compensate  # why: this command only
+    from .export import save
     if args.axis not in AXES:
         raise InputError(f"unknown axis {args.axis!r}", field="--axis", allowed=list(AXES))
     if args.torques not in TORQUES:

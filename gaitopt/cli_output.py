@@ -6,11 +6,10 @@ from pathlib import Path
 
 from .cli_common import _finish, _load, _one_line, _positive, _refuse_input_overwrite, _writing
 from .errors import InputError
-from .export import EXPORT_FORMATS, export
-from .export.formats import export_suffix
 
 
 def _cmd_export(args) -> int:
+    from .export.formats import EXPORT_FORMATS, export, export_suffix  # why: the writers for this command only
     from .export.sampling import MAX_CYCLES, MAX_RATE_HZ, MAX_ROWS
     rate = _positive(args.rate, "--rate", limit=MAX_RATE_HZ)
     cycles = _positive(args.cycles, "--cycles", int, limit=MAX_CYCLES)

@@ -563,7 +563,7 @@ def test_sweep_output_under_a_file_is_bad_input(tmp_path):
     assert f.read_text() == "x"
 
 
-@pytest.mark.parametrize("module", ["gaitopt.dynamics", "gaitopt.cli_output", "gaitopt.verify.command"])
+@pytest.mark.parametrize("module", ["gaitopt.dynamics", "gaitopt.cli_output", "gaitopt.cli_verify"])
 def test_ctrl_c_while_the_command_imports(module):
     """Ctrl-C in the command's first 0.2 s (numpy, CasADi, Pinocchio loading; emulated: SIGINT
     sent while `module` is being imported) exits 130 with nothing on stderr, as later; a program
@@ -585,3 +585,23 @@ def test_ctrl_c_while_the_command_imports(module):
     assert command.returncode == 130 and command.stderr == "", command.stderr[-800:]
     library = subprocess.run([sys.executable, "-c", code, "my_script.py"], **kw)
     assert library.returncode != 0 and "KeyboardInterrupt" in library.stderr
+
+
+def test_collector_paused_only_while_the_command_imports():
+    """The `gaitopt` command imports with the cyclic collector paused and resumes it (the imports'
+    objects frozen) before the command runs, the solve stack loaded first for a solve; a program
+    that imports gaitopt keeps its collector on."""
+    code = ("import gc, sys\n"
+            "sys.argv[0] = sys.argv[1]\n"
+            "import gaitopt.cli as cli\n"
+            "paused = not gc.isenabled()\n"
+            "args = cli.build_parser().parse_args(['solve', 'x.yaml', '-o', 'out'])\n"
+            "cli._resume_collector(args)\n"
+            "print(paused, gc.isenabled(), 'gaitopt.gait' in sys.modules, gc.get_freeze_count() > 0)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    command = subprocess.run([sys.executable, "-c", code, "/usr/local/bin/gaitopt"], env=env, capture_output=True,
+                             text=True, timeout=120)
+    assert command.stdout.split() == ["True", "True", "True", "True"], command.stderr[-800:]
+    library = subprocess.run([sys.executable, "-c", code, "my_script.py"], env=env, capture_output=True, text=True,
+                             timeout=120)
+    assert library.stdout.split() == ["False", "True", "False", "False"], library.stderr[-800:]

@@ -9,21 +9,31 @@
   reference-motion clip;
 * `formats`: `export` (one export and its summary) and `read_export` (any of them back).
 
-Every public name is importable from `gaitopt.export` as before the split.
+Every public name is importable from `gaitopt.export` as before the split; each module is
+imported on the first use of one of its names, so that `gaitopt solve`, which writes a result
+directory only, does not load the exporters (XML, sampling; docs/speed.md).
 """
-from .commented_csv import read_commented_csv, read_comments, write_comments
-from .formats import EXPORT_FORMATS, EXPORT_WRITERS, export, export_suffix, read_export
-from .full_csv import full_columns, write_full_csv
-from .mjcf import MJCF_FORMAT, write_mjcf
-from .motion_json import MOTION_FORMAT, motion_frames, write_motion_json
-from .motors_table import MOTORS_FORMAT, write_motor_table
-from .npz import write_npz
-from .result_dir import (KNOTS_FILE, load_result, problem_record, result_dict, save, write_knots_npz,
-                         write_result_json)
-from .sampling import DEFAULT_RATE_HZ, MAX_ROWS, SAMPLES_FORMAT, sample_table, sample_times, samples_header
-from .summary import SUMMARY_FORMAT, export_summary
-from .trajectory_csv import (CSV_FORMAT_VERSION, columns, header, knot_columns, model_record,
-                             read_trajectory_csv, split_points, write_trajectory_csv)
+from __future__ import annotations
+
+import importlib
+
+# public name → the module that defines it
+_HOME = {
+    **dict.fromkeys(['read_commented_csv', 'read_comments', 'write_comments'], 'commented_csv'),
+    **dict.fromkeys(['EXPORT_FORMATS', 'EXPORT_WRITERS', 'export', 'export_suffix', 'read_export'], 'formats'),
+    **dict.fromkeys(['full_columns', 'write_full_csv'], 'full_csv'),
+    **dict.fromkeys(['MJCF_FORMAT', 'write_mjcf'], 'mjcf'),
+    **dict.fromkeys(['MOTION_FORMAT', 'motion_frames', 'write_motion_json'], 'motion_json'),
+    **dict.fromkeys(['MOTORS_FORMAT', 'write_motor_table'], 'motors_table'),
+    **dict.fromkeys(['write_npz'], 'npz'),
+    **dict.fromkeys(['KNOTS_FILE', 'load_result', 'problem_record', 'result_dict', 'save', 'write_knots_npz',
+                     'write_result_json'], 'result_dir'),
+    **dict.fromkeys(['DEFAULT_RATE_HZ', 'MAX_ROWS', 'SAMPLES_FORMAT', 'sample_table', 'sample_times',
+                     'samples_header'], 'sampling'),
+    **dict.fromkeys(['SUMMARY_FORMAT', 'export_summary'], 'summary'),
+    **dict.fromkeys(['CSV_FORMAT_VERSION', 'columns', 'header', 'knot_columns', 'model_record', 'read_trajectory_csv',
+                     'split_points', 'write_trajectory_csv'], 'trajectory_csv'),
+}
 
 __all__ = ["CSV_FORMAT_VERSION", "DEFAULT_RATE_HZ", "EXPORT_FORMATS", "EXPORT_WRITERS", "KNOTS_FILE", "MAX_ROWS",
            "MJCF_FORMAT", "MOTION_FORMAT", "MOTORS_FORMAT", "export_suffix", "model_record", "motion_frames",
@@ -33,3 +43,15 @@ __all__ = ["CSV_FORMAT_VERSION", "DEFAULT_RATE_HZ", "EXPORT_FORMATS", "EXPORT_WR
            "read_export", "read_trajectory_csv", "result_dict", "sample_table", "sample_times", "samples_header",
            "save", "write_comments", "write_full_csv", "write_knots_npz", "write_motor_table", "write_npz",
            "write_result_json", "write_trajectory_csv"]
+
+
+def __getattr__(name):
+    if name in _HOME:
+        value = getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
+        globals()[name] = value  # found once
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,5 +1,5 @@
 """`gaitopt verify RESULT_DIR [--cycles N] [--perturb N] [--seed S] [-o DIR]`: the command-line
-side of the replay (gaitopt.cli registers it; exit codes in gaitopt.cli's docstring)."""
+side of the replay (gaitopt.cli_verify registers its arguments; exit codes in gaitopt.cli's docstring)."""
 from __future__ import annotations
 
 import sys
@@ -43,15 +43,3 @@ def cmd_verify(args) -> int:
         return EXIT_FAILED
     print("verified")
     return EXIT_OK
-
-
-def add_verify_command(sub) -> None:
-    """`gaitopt verify RESULT_DIR`: replay the gait in MuJoCo (the `sim` extra)."""
-    p = sub.add_parser("verify", help="replay a solved gait in MuJoCo; write verify.json and verify.png")
-    p.add_argument("result_dir", help="directory written by `gaitopt solve -o`")
-    p.add_argument("--cycles", default="2", help="gait cycles simulated (default 2)")
-    p.add_argument("--perturb", default="0", metavar="N",
-                   help="also N replays under random body mass, CoM, friction and delay (default 0)")
-    p.add_argument("--seed", default="0", help="seed of the perturbations (default 0)")
-    p.add_argument("-o", "--output", help="output directory (default RESULT_DIR)")
-    p.set_defaults(func=cmd_verify)
