@@ -587,21 +587,27 @@ def test_ctrl_c_while_the_command_imports(module):
     assert library.returncode != 0 and "KeyboardInterrupt" in library.stderr
 
 
-def test_collector_paused_only_while_the_command_imports():
+def test_command_start_up_collector_and_blas_threads():
     """The `gaitopt` command imports with the cyclic collector paused and resumes it (the imports'
-    objects frozen) before the command runs, the solve stack loaded first for a solve; a program
-    that imports gaitopt keeps its collector on."""
-    code = ("import gc, sys\n"
+    objects frozen) before the command runs, the solve stack loaded first for a solve, and holds
+    NumPy's OpenBLAS to one thread unless told otherwise; a program that imports gaitopt keeps
+    its collector on and its BLAS threads."""
+    code = ("import gc, os, sys\n"
             "sys.argv[0] = sys.argv[1]\n"
             "import gaitopt.cli as cli\n"
             "paused = not gc.isenabled()\n"
             "args = cli.build_parser().parse_args(['solve', 'x.yaml', '-o', 'out'])\n"
             "cli._resume_collector(args)\n"
-            "print(paused, gc.isenabled(), 'gaitopt.gait' in sys.modules, gc.get_freeze_count() > 0)\n")
+            "print(paused, gc.isenabled(), 'gaitopt.gait' in sys.modules, gc.get_freeze_count() > 0,\n"
+            "      os.environ.get('OPENBLAS_NUM_THREADS'))\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("OPENBLAS_NUM_THREADS", None)
     command = subprocess.run([sys.executable, "-c", code, "/usr/local/bin/gaitopt"], env=env, capture_output=True,
                              text=True, timeout=120)
-    assert command.stdout.split() == ["True", "True", "True", "True"], command.stderr[-800:]
+    assert command.stdout.split() == ["True", "True", "True", "True", "1"], command.stderr[-800:]
     library = subprocess.run([sys.executable, "-c", code, "my_script.py"], env=env, capture_output=True, text=True,
                              timeout=120)
-    assert library.stdout.split() == ["False", "True", "False", "False"], library.stderr[-800:]
+    assert library.stdout.split() == ["False", "True", "False", "False", "None"], library.stderr[-800:]
+    mine = subprocess.run([sys.executable, "-c", code, "/usr/local/bin/gaitopt"],
+                          env=dict(env, OPENBLAS_NUM_THREADS="2"), capture_output=True, text=True, timeout=120)
+    assert mine.stdout.split()[-1] == "2", mine.stderr[-800:]
