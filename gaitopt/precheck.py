@@ -138,6 +138,16 @@ class VerticalReach(NamedTuple):
     tilt: float    # the largest tilt [rad]
 
 
+def _largest_tilt(problem, robot) -> float:
+    """The largest base roll or pitch [rad] the attitude band allows (about its centre: the
+    slope's pitch for a body that keeps level with it), within the Euler bound
+    ±base_pitch_limit; 0 for a base that cannot roll or pitch. Yaw tilts nothing."""
+    limit = problem.constraints.base_pitch_limit
+    bands = attitude_bands(problem, robot)
+    return max((min(np.abs(bands[c]).max(), limit) if c in bands else limit
+                for c in ("base_roll", "base_pitch") if c in robot.base_coordinates), default=0.0)
+
+
 def _vertical_reach(problem, robot) -> VerticalReach | None:
     """The VerticalReach of the problem's feet, or None without a floating base or a height band."""
     if "base_z" not in robot.base_coordinates:
@@ -148,14 +158,13 @@ def _vertical_reach(problem, robot) -> VerticalReach | None:
     geo = leg_geometry(robot)
     ranged = setting(problem, robot, "foot_range") is not False
     boxes = foot_boxes(problem, robot) if ranged else {}
-    attitude = setting(problem, robot, "base_attitude")
-    tilt = max({**BASE_ATTITUDE_BAND, **(attitude or {})}.values()) if attitude is not False \
-        else problem.constraints.base_pitch_limit
+    tilt = _largest_tilt(problem, robot)
     # depth below the base the foot can reach: its box, or the whole leg without one
     reach = {f: (-boxes[f][1][2], -boxes[f][0][2]) if ranged else (0.0, geo.length[f]) for f in robot.feet}
     slack = {f: np.hypot(*geo.stance[f][:2]) * np.sin(min(tilt, np.pi / 2)) for f in robot.feet}
     # the farthest the foot gets from the base's vertical axis: its box's corners, or the leg
-    lever = {f: np.hypot(*_box_corners(boxes[f])[:, :2].T).max() if ranged else np.hypot(*geo.stance[f][:2]) + geo.length[f] for f in robot.feet}
+    lever = {f: np.hypot(*_box_corners(boxes[f])[:, :2].T).max() if ranged
+             else np.hypot(*geo.stance[f][:2]) + geo.length[f] for f in robot.feet}
     return VerticalReach(band, reach, slack, lever, min(tilt, np.pi / 2))
 
 

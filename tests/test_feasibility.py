@@ -141,6 +141,10 @@ def _problem(name, overrides):
     # a swing clearance above what the base height band and the foot's range allow (a new
     # user's 0.5 m: 625 iterations to IPOPT's infeasibility before this check)
     ("solo12_trot", {"constraints.clearance": 0.5}, "constraints.clearance"),
+    # the same with `level: true` in the attitude band: the flag was read as a 1 rad tilt, whose
+    # slack let clearances up to 0.4 m through
+    ("solo12_trot", {"constraints.clearance": 0.3, "constraints.base_attitude": {"level": True}},
+     "constraints.clearance"),
     # a speed no stride within the feet's range boxes reaches in the shortest cycle (a new user's
     # hexapod at speed 15, a unit slip: 580 iterations before this check)
     ("hexapod_tripod", {"speed": 15.0}, "speed"),
