@@ -140,3 +140,31 @@ def test_band_setting_and_switch(hoap2_on):
     tr_on, tr_off = (transcribe(p, robot_of(p)) for p in (go.load_problem(STATIC), off))
     assert not any(t == "foot_yaw" for t, *_ in tr_off.rows)
     assert tr_on.n_constraints - tr_off.n_constraints == sum(b - a for t, _, a, b in tr_on.rows if t == "foot_yaw") > 0
+
+
+@pytest.mark.parametrize("setting, band", [({"band": 0.35}, 0.35), (False, None)])
+def test_robot_yaml_kinematics_setting(tmp_path, hoap2_on, setting, band):
+    """robot.yaml `kinematics: {foot_yaw: …}` is the robot's own default, as for the other rules;
+    the problem's `constraints.foot_yaw` overrides it."""
+    import shutil
+    import yaml
+    folder = tmp_path / "hoap2"
+    shutil.copytree(ROOT / "robots" / "hoap2", folder)
+    data = yaml.safe_load((folder / "robot.yaml").read_text(encoding="utf-8"))
+    data.setdefault("kinematics", {})["foot_yaw"] = setting
+    (folder / "robot.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    problem = go.load_problem(STATIC, {"robot": str(folder)})
+    robot = robot_of(problem)
+    active = any(isinstance(c, FootYaw) for c in active_constraints(problem, robot))
+    rep = feasibility_report(hoap2_on.trajectory, robot, problem)
+    if band is None:
+        assert not active and "foot_yaw" not in rep
+    else:
+        base = feasibility_report(hoap2_on.trajectory, hoap2_on.robot, hoap2_on.problem)
+        assert active and rep["foot_yaw"]["left"] == pytest.approx(base["foot_yaw"]["left"] + band - FOOT_YAW_BAND)
+    # the problem's setting wins, in the rows and in the re-check alike
+    problem = go.load_problem(STATIC, {"robot": str(folder), "constraints.foot_yaw": {"band": 0.1}})
+    base = feasibility_report(hoap2_on.trajectory, hoap2_on.robot, hoap2_on.problem)
+    rep = feasibility_report(hoap2_on.trajectory, robot, problem)
+    assert any(isinstance(c, FootYaw) for c in active_constraints(problem, robot))
+    assert rep["foot_yaw"]["left"] == pytest.approx(base["foot_yaw"]["left"] + 0.1 - FOOT_YAW_BAND)

@@ -282,8 +282,9 @@ class FootYaw(Constraint):
 
     @classmethod
     def applies(cls, problem, robot):
+        # the problem's setting when given, else robot.yaml's (`setting`), as feasibility_report reads it
         given = problem.constraints.foot_yaw
-        if given is False or robot_kinematics(robot).get("foot_yaw") is False:
+        if setting(problem, robot, "foot_yaw") is False:
             return False
         if not sole_feet(robot):
             if given is not None:
