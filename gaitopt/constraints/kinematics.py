@@ -269,8 +269,8 @@ class FootYaw(Constraint):
         (cos(ψ0+band)·b − sin(ψ0+band)·a)/ℓ ≤ 0  and  (sin(ψ0−band)·a − cos(ψ0−band)·b)/ℓ ≤ 0,
     i.e. h·sin(ψ − ψ0 − band) ≤ 0 and h·sin(ψ0 − band − ψ) ≤ 0 with h = |(a, b)|/ℓ (1 for a
     sole flat on the ground): dimensionless, ≈ rad at the band's edge, the wedge ψ0 ± band for
-    band ≤ π/2. Without it the Joule loss toes a biped's feet in 15–40° through the hip yaws,
-    which spreads the holding torques over more joints (docs/feasibility.md). 3-D robots, feet
+    band ≤ π/2. Without it the Joule loss turns a biped's feet in through the hip yaws, which
+    cost it almost nothing (HOAP-2's static walk: up to 33°; docs/feasibility.md). 3-D robots, feet
     with heel and toe points (`sole_feet`: a point foot's heading changes nothing the model
     sees). Default band 0.2 rad; override `foot_yaw: {band: rad}`; false switches it off."""
 
