@@ -18,7 +18,8 @@ from gaitopt.problem import shipped_problems
 from gaitopt.robot import robot_of
 
 OFF = {"constraints.foot_range": False, "constraints.leg_separation": False, "constraints.base_attitude": False,
-       "constraints.base_height": False, "constraints.knee_margin": False, "constraints.upper_body": False}
+       "constraints.base_height": False, "constraints.knee_margin": False, "constraints.upper_body": False,
+       "constraints.foot_yaw": False}
 
 
 def main() -> None:

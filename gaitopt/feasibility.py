@@ -1,5 +1,6 @@
 """Is a solved gait a robot gait? Feet in their ranges of motion and on their own side, legs
-apart, body attitude and height in their bands, knees off their straight singularity —
+apart, soles heading where the body heads, body attitude and height in their bands, knees off
+their straight singularity —
 measured on the trajectory (numeric forward kinematics of sampled q), not from the NLP's rows.
 
 `feasibility_report(trajectory, robot, problem)` applies the same settings the kinematic
@@ -11,23 +12,43 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from .constraints.kinematics import (attitude_bands, base_height_band, foot_boxes, knee_margin, robot_kinematics,
-                                     separation_minima, setting, upper_body_band, upper_body_joints)
+from .constraints.kinematics import (attitude_bands, base_height_band, foot_boxes, foot_yaw_band, knee_margin,
+                                     robot_kinematics, separation_minima, setting, sole_headings,
+                                     standing_sole_headings, upper_body_band, upper_body_joints)
 from .terrain_io import base_height_above_ground
 from .legs import in_base_frame
 
 
-def _feet_in_base(robot, q_samples) -> dict:
-    """foot → (n, 3) reference point (mean of its contact points) in the base frame."""
+def _contact_positions(robot, q_samples) -> np.ndarray:
+    """(n, 3, nc) world positions of the contact points (robot.contacts order) at each posture."""
     model, data = robot.model, robot.model.createData()
-    out = {f: [] for f in robot.feet}
+    out = []
     for q in q_samples:
         pin.forwardKinematics(model, data, q)
         pin.updateFramePlacements(model, data)
-        for foot, f in robot.feet.items():
-            pts = [data.oMf[robot.contact(c).frame_id].act(np.asarray(robot.contact(c).point, float))
-                   for c in f.contacts]
-            out[foot].append(in_base_frame(robot, q, np.mean(pts, axis=0)))
+        out.append(np.stack([data.oMf[c.frame_id].act(np.asarray(c.point, float)) for c in robot.contacts], axis=1))
+    return np.array(out).reshape(len(q_samples), 3, len(robot.contacts))
+
+
+def _feet_in_base(robot, q_samples, pos) -> dict:
+    """foot → (n, 3) reference point (mean of its contact points) in the base frame; pos as
+    `_contact_positions`."""
+    index = {c.name: i for i, c in enumerate(robot.contacts)}
+    return {foot: np.array([in_base_frame(robot, q, p[:, [index[c] for c in f.contacts]].mean(axis=1))
+                            for q, p in zip(q_samples, pos)])
+            for foot, f in robot.feet.items()}
+
+
+def sole_yaws(robot, q_samples, pos=None) -> dict:
+    """foot → (n,) [rad] each sole's yaw relative to the base's minus its standing value (wrapped
+    to (−π, π]), at each posture (FootYaw's quantity); pos as `_contact_positions`."""
+    q_samples = np.asarray(q_samples, float)
+    pos = _contact_positions(robot, q_samples) if pos is None else pos
+    standing = standing_sole_headings(robot)
+    out = {foot: [] for foot in standing}
+    for q, p in zip(q_samples, pos):
+        for foot, (a, b) in sole_headings(robot, q, p).items():
+            out[foot].append(np.angle(np.exp(1j * (np.arctan2(b, a) - standing[foot][0]))))
     return {f: np.array(v) for f, v in out.items()}
 
 
@@ -36,8 +57,8 @@ def feasibility_report(trajectory, robot, problem, samples: int | None = None) -
     trajectory's knots (where the constraints are imposed), or with `samples` at that many
     times of the cycle on the interpolant (between knots a bound may be crossed by an amount
     that shrinks with the knot spacing). Keys: foot_range (foot → margin), leg_separation,
-    base_height, base_attitude (roll/pitch/yaw → margin), knee_margin; a rule that does not
-    apply to the robot or is switched off is absent."""
+    foot_yaw (foot → margin), base_height, base_attitude (roll/pitch/yaw → margin), knee_margin,
+    upper_body; a rule that does not apply to the robot or is switched off is absent."""
     if samples is None:
         q = np.concatenate([p.q for p in trajectory.phases])
     else:
@@ -51,7 +72,8 @@ def feasibility_margins(q, robot, problem) -> dict:
     report = {}
     if "base_z" not in robot.base_coordinates:
         return report
-    feet = _feet_in_base(robot, q)
+    pos = _contact_positions(robot, q)
+    feet = _feet_in_base(robot, q, pos)
 
     if setting(problem, robot, "foot_range") is not False:
         axes = [0, 2] if robot.base == "sagittal" else [0, 1, 2]
@@ -63,6 +85,11 @@ def feasibility_margins(q, robot, problem) -> dict:
     if rows and setting(problem, robot, "leg_separation") is not False:
         report["leg_separation"] = min(float((feet[a][:, axis] - feet[b][:, axis]).min() - minimum)
                                        for a, b, axis, minimum in rows)
+
+    yaws = sole_yaws(robot, q, pos) if robot.base == "3d" else {}
+    if yaws and setting(problem, robot, "foot_yaw") is not False:
+        band = foot_yaw_band(problem, robot)
+        report["foot_yaw"] = {foot: float(band - np.abs(y).max()) for foot, y in yaws.items()}
 
     band = base_height_band(problem, robot)
     if band is not None:

@@ -74,6 +74,7 @@ class Constraints:
     base_attitude: dict | bool | None = None   # {roll: rad, pitch: rad, yaw: rad} half-widths of the band
     knee_margin: float | bool | None = None    # rad from the straight knee (joints from robot.yaml `knees`)
     upper_body: dict | bool | None = None      # {band: rad}: waist, head, arms within ±band of standing
+    foot_yaw: dict | bool | None = None        # {band: rad}: each sole's yaw relative to the base's within ±band of standing
     touchdown_speed: dict | None = None  # {max: m/s, along: total | normal}: touching points' speed just before impact
 
 

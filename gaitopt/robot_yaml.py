@@ -30,7 +30,7 @@ MAX_MAGNITUDE = 1e6
 ROBOT_KEYS = ("name", "description", "urdf", "base", "locked", "joint_limits", "passive", "feet",
               "mirror", "standing", "actuators", "kinematics", "sources")
 KINEMATICS_KEYS = ("knees", "knee_margin", "foot_range", "leg_separation", "base_attitude", "base_height",
-                   "upper_body")
+                   "upper_body", "foot_yaw")
 
 
 def _short_repr(value, limit: int = 120) -> str:

@@ -114,6 +114,8 @@ FEASIBILITY_PARSERS = {
     "base_attitude": _attitude,
     "knee_margin": lambda f, k: f.number(k, low=0.0, high=MAX_ANGLE),
     "upper_body": _numbers_of(("band",), MAX_ANGLE),
+    # a sole turned more than 90° from its standing heading is no band: degrees typed for radians
+    "foot_yaw": _numbers_of(("band",), MAX_TILT),
 }
 FEASIBILITY_KEYS = tuple(FEASIBILITY_PARSERS)
 

@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TOL_M, TOL_RAD = 1e-6, 1e-6
 BETWEEN_KNOTS = 0.02  # of the leg length
 OFF = {"constraints.foot_range": False, "constraints.leg_separation": False,
-       "constraints.base_attitude": False, "constraints.base_height": False, "constraints.knee_margin": False, "constraints.upper_body": False}
+       "constraints.base_attitude": False, "constraints.base_height": False, "constraints.knee_margin": False, "constraints.upper_body": False,
+       "constraints.foot_yaw": False}
 
 
 def _solve(name, overrides=None, scale=0.5):

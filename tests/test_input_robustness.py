@@ -170,6 +170,8 @@ NUMBERS = {
     "attitude_nan": ("constraints.base_attitude", {"roll": float("nan")}, "constraints.base_attitude.roll"),
     # degrees typed for radians: a ±172° roll band (a user's hexapod trial, 2026-11-25)
     "attitude_degrees": ("constraints.base_attitude", {"roll": 3}, "constraints.base_attitude.roll"),
+    "foot_yaw_degrees": ("constraints.foot_yaw", {"band": 15}, "constraints.foot_yaw.band"),
+    "foot_yaw_inf": ("constraints.foot_yaw", {"band": float("inf")}, "constraints.foot_yaw.band"),
     "foot_range_inf": ("constraints.foot_range", {"half_size": [0.1, float("inf"), 0.1]},
                        "constraints.foot_range.half_size"),
     "footholds_nan": ("constraints.footholds", {"left": [float("nan")]}, "constraints.footholds"),

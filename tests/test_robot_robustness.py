@@ -136,6 +136,8 @@ NUMBER_CASES = {
     "foot_range_inf": ("kinematics.foot_range", {"half_size": [0.1, INF, 0.1]}, "kinematics.foot_range"),
     "leg_separation_inf": ("kinematics.leg_separation", {"lateral": INF}, "kinematics.leg_separation"),
     "base_height_nan": ("kinematics.base_height", {"min": NAN, "max": 0.5}, "kinematics.base_height"),
+    "foot_yaw_degrees": ("kinematics.foot_yaw", {"band": 20}, "kinematics.foot_yaw"),
+    "foot_yaw_nan": ("kinematics.foot_yaw", {"band": NAN}, "kinematics.foot_yaw"),
 }
 
 

@@ -14,7 +14,7 @@ from .design import ABS_POWER_COSTS, ELECTRICAL, ElectricalPowerSplit, GearRatio
 from .dynamics import Collocation
 from .junction import (CycleGauge, ForceContinuity, ImpactMap, Speed, StateContinuity, TorqueContinuity,
                        TouchdownSpeed, VelocityContinuity)
-from .kinematics import BaseAttitude, FootRangeOfMotion, KneeMargin, LegSeparation, UpperBodyPosture
+from .kinematics import BaseAttitude, FootRangeOfMotion, FootYaw, KneeMargin, LegSeparation, UpperBodyPosture
 from .limits import (BaseAboveGround, CurrentLimit, JointLimits, PowerLimit, TorqueLimits,
                      TorqueRateLimit, TorqueSpeedLimit, VelocityLimits)
 from .posture import BaseHeight, Foothold
@@ -28,7 +28,7 @@ CONSTRAINTS = (
     # per phase, then at every collocation point, then per interval
     Collocation,
     InverseDynamics, FrictionCone, BaseHeight, Foothold, ContactAtRest, ContactGround, SwingClearance,
-    RollClearance, TorqueSpeedLimit, CurrentLimit, PowerLimit, FootRangeOfMotion, LegSeparation,
+    RollClearance, TorqueSpeedLimit, CurrentLimit, PowerLimit, FootRangeOfMotion, LegSeparation, FootYaw,
     TorqueRateLimit,
     # phase junctions and the cycle
     StateContinuity, TorqueContinuity, ImpactMap, TouchdownSpeed, VelocityContinuity, ForceContinuity,

@@ -1,5 +1,6 @@
-"""Kinematic feasibility, on by default: what a leg can reach, legs that do not cross, a body
-that keeps its attitude and height, knees away from their straight singularity.
+"""Kinematic feasibility, on by default: what a leg can reach, legs that do not cross, feet that
+point where the body heads, a body that keeps its attitude and height, knees away from their
+straight singularity.
 
 Without these a cost such as the Joule loss is free to pick straight legs tucked under the
 belly or a body pitched to its Euler limit: cheap in torque, and no gait a robot walks. The
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 import casadi as ca
 import numpy as np
+import pinocchio as pin
 
+from ..errors import InputError
 from ..legs import base_origin, base_rotation, leg_geometry
 from ..terrain_io import periodic_slope
 from .base import Constraint
@@ -24,6 +27,7 @@ BASE_ATTITUDE_BAND = {"roll": 0.25, "pitch": 0.25, "yaw": 0.25}  # rad, half-wid
 BASE_HEIGHT_BAND = (0.75, 1.2)  # base height / standing base height
 KNEE_MARGIN = 0.15              # rad from the straight knee
 UPPER_BODY_BAND = 0.5           # rad (m) from standing, joints on no leg (waist, head, arms)
+FOOT_YAW_BAND = 0.2             # rad, a sole's heading relative to the base's yaw, from standing
 
 
 def robot_kinematics(robot) -> dict:
@@ -102,6 +106,53 @@ def knee_margin(problem, robot) -> float:
 def upper_body_band(problem, robot) -> float:
     """Half-width [rad or m] of the upper-body joints' band around standing (UpperBodyPosture)."""
     return (setting(problem, robot, "upper_body") or {}).get("band", UPPER_BODY_BAND)
+
+
+def foot_yaw_band(problem, robot) -> float:
+    """Half-width [rad] of each sole's yaw band around its standing heading (FootYaw)."""
+    return (setting(problem, robot, "foot_yaw") or {}).get("band", FOOT_YAW_BAND)
+
+
+def sole_feet(robot) -> dict:
+    """foot → (heel indices, toe indices) into robot.contacts, for the feet with a sole (heel and
+    toe points; a sole width adds corners) of a 3-D robot: the feet whose heading is defined.
+    A point foot has none: its one contact carries a force and no moment about the normal, so
+    the way its frame faces changes nothing the model sees ({} on sagittal robots too)."""
+    if robot.base != "3d":
+        return {}
+    out = {}
+    for foot, f in robot.feet.items():
+        roles = {c: robot.contact(c).role for c in f.contacts}
+        heel = [i for i, c in enumerate(robot.contacts) if roles.get(c.name) == "heel"]
+        toe = [i for i, c in enumerate(robot.contacts) if roles.get(c.name) == "toe"]
+        if heel and toe:
+            out[foot] = (heel, toe)
+    return out
+
+
+def sole_headings(robot, q, pos) -> dict:
+    """foot → (a, b): the heel-to-toe vector of each sole (mean of its toe points minus mean of its
+    heel points, world positions pos (3, nc), numpy or CasADi) in the base's heading frame (the
+    world turned by the base yaw of q): a along the body's heading, b to its left [m]. The
+    sole's yaw relative to the base's is atan2(b, a)."""
+    yaw = q[robot.index("base_yaw")]
+    lib = ca if isinstance(q, (ca.SX, ca.MX)) else np
+    cy, sy = lib.cos(yaw), lib.sin(yaw)
+    out = {}
+    for foot, (heel, toe) in sole_feet(robot).items():
+        d = sum(pos[:, i] for i in toe) / len(toe) - sum(pos[:, i] for i in heel) / len(heel)
+        out[foot] = (cy * d[0] + sy * d[1], -sy * d[0] + cy * d[1])
+    return out
+
+
+def standing_sole_headings(robot) -> dict:
+    """foot → (ψ0 [rad], ℓ [m]): each sole's yaw relative to the base's at the standing posture
+    and the horizontal length of its heel-to-toe vector there (FootYaw's centre and scale)."""
+    model, data, q = robot.model, robot.model.createData(), robot.standing_q
+    pin.forwardKinematics(model, data, q)
+    pin.updateFramePlacements(model, data)
+    pos = np.stack([data.oMf[c.frame_id].act(np.asarray(c.point, float)) for c in robot.contacts], axis=1)
+    return {foot: (float(np.arctan2(b, a)), float(np.hypot(a, b))) for foot, (a, b) in sole_headings(robot, q, pos).items()}
 
 
 def _floating(robot) -> bool:
@@ -207,6 +258,67 @@ class LegSeparation(Constraint):
             ctx.builder.con_call(self.term, ctx.phases[p].name, fn, [point.q], ca.SX.zeros(len(self.rows)), minima, np.inf)
         else:
             ctx.builder.con(self.term, ctx.phases[p].name, gaps(_feet_in_base(ctx, point)), minima, np.inf)
+
+
+class FootYaw(Constraint):
+    """FootYaw: each sole's heading stays within ±band [rad] of its standing heading, relative to
+    the base's yaw, at every kinematic collocation point. The heading is that of the heel-to-toe
+    vector d (mean of the toe points minus mean of the heel points) in the base's heading frame
+    (the world turned by base_yaw): (a, b) = Rz(−yaw)·d, ψ = atan2(b, a); ψ0 its standing value.
+    Rows, free of atan2's branch cut: with ℓ the standing length of (a, b),
+        (cos(ψ0+band)·b − sin(ψ0+band)·a)/ℓ ≤ 0  and  (sin(ψ0−band)·a − cos(ψ0−band)·b)/ℓ ≤ 0,
+    i.e. h·sin(ψ − ψ0 − band) ≤ 0 and h·sin(ψ0 − band − ψ) ≤ 0 with h = |(a, b)|/ℓ (1 for a
+    sole flat on the ground): dimensionless, ≈ rad at the band's edge, the wedge ψ0 ± band for
+    band ≤ π/2. Without it the Joule loss turns a biped's feet in through the hip yaws, which
+    cost it almost nothing (HOAP-2's static walk: up to 33°; docs/feasibility.md). 3-D robots, feet
+    with heel and toe points (`sole_feet`: a point foot's heading changes nothing the model
+    sees). Default band 0.2 rad; override `foot_yaw: {band: rad}`; false switches it off."""
+
+    term = "foot_yaw"
+    where = ("bounds", "point")
+
+    def __init__(self):
+        self.edges = {}  # foot → (ψ0 − band, ψ0 + band, ℓ)
+
+    @classmethod
+    def applies(cls, problem, robot):
+        # the problem's setting when given, else robot.yaml's (`setting`), as feasibility_report reads it
+        given = problem.constraints.foot_yaw
+        if setting(problem, robot, "foot_yaw") is False:
+            return False
+        if not sole_feet(robot):
+            if given is not None:
+                why = f"a {robot.base} base" if robot.base != "3d" else "point feet"
+                raise InputError(f"needs a 3-D robot whose feet have heel and toe points ({robot.name} has {why})",
+                                 file=problem.source, field="constraints.foot_yaw",
+                                 allowed="false or leave it out")
+            return False
+        return True
+
+    def bound(self, ctx, bounds):
+        band = foot_yaw_band(ctx.problem, ctx.robot)
+        self.edges = {foot: (psi0 - band, psi0 + band, length)
+                      for foot, (psi0, length) in standing_sole_headings(ctx.robot).items()}
+
+    def rows(self, ctx, q, pos):
+        """(2·feet,) the rows above, each ≤ 0, of posture q with contact positions pos (3, nc)."""
+        out = []
+        for foot, (a, b) in sole_headings(ctx.robot, q, pos).items():
+            lo, hi, length = self.edges[foot]
+            out += [(np.cos(hi) * b - np.sin(hi) * a) / length, (np.sin(lo) * a - np.cos(lo) * b) / length]
+        return ca.vertcat(*out)
+
+    def add_point(self, ctx, p, point):
+        if not point.kinematic:
+            return
+        n = 2 * len(self.edges)
+        key = (type(self), self.term, tuple(sorted((f, *e) for f, e in self.edges.items())))
+        fn = ctx.shared("foot_yaw", key, lambda q: self.rows(ctx, q, ctx.own_contact_kinematics()[0]), inputs="q")
+        if fn is not None:
+            ctx.builder.con_call(self.term, ctx.phases[p].name, fn, [point.q], ca.SX.zeros(n), -np.inf, np.zeros(n))
+        else:
+            rows = self.rows(ctx, point.q, point.contact_kinematics(ctx.dynamics)[0])
+            ctx.builder.con(self.term, ctx.phases[p].name, rows, -np.inf, np.zeros(n))
 
 
 class BaseAttitude(Constraint):
