@@ -171,3 +171,31 @@ def test_shipped_problems_pass_the_precheck():
     for path in shipped_problems():
         problem = go.load_problem(path)
         check_problem(problem, robot_of(problem))
+
+
+@pytest.mark.parametrize("key, value, component", [
+    ("foot_range", {"half_size": [0.1, 0.05, 0.08]}, "FootRangeOfMotion"),
+    ("leg_separation", {"lateral": 0.05}, "LegSeparation"),
+    ("upper_body", {"band": 0.2}, "UpperBodyPosture"),
+    ("knee_margin", 0.1, "KneeMargin"),
+])
+def test_problem_setting_overrides_robot_yaml_false(tmp_path, key, value, component):
+    """A rule robot.yaml switches off (`kinematics: {KEY: false}`) is imposed when the problem
+    gives it a value, the value feasibility_report judges by (the rows were left out while the
+    report judged the problem's band)."""
+    import shutil
+
+    import yaml
+
+    from gaitopt import constraints
+    folder = tmp_path / "hoap2"
+    shutil.copytree(ROOT / "robots" / "hoap2", folder)
+    data = yaml.safe_load((folder / "robot.yaml").read_text(encoding="utf-8"))
+    data.setdefault("kinematics", {})[key] = False
+    (folder / "robot.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    kind = getattr(constraints, component)
+    off = go.load_problem(ROOT / "problems" / "hoap2_static_walk.yaml", {"robot": str(folder)})
+    assert not any(isinstance(c, kind) for c in constraints.active_constraints(off, robot_of(off)))
+    on = go.load_problem(ROOT / "problems" / "hoap2_static_walk.yaml",
+                         {"robot": str(folder), f"constraints.{key}": value})
+    assert any(isinstance(c, kind) for c in constraints.active_constraints(on, robot_of(on)))

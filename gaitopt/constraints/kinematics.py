@@ -36,8 +36,9 @@ def robot_kinematics(robot) -> dict:
 
 
 def setting(problem, robot, key: str):
-    """A feasibility setting: the problem's if given, else robot.yaml's, else None (default);
-    False when either switches it off."""
+    """A feasibility setting: the problem's if given, else robot.yaml's, else None (default).
+    False switches the rule off; a problem's value overrides robot.yaml's, false or not (the
+    components impose, and feasibility_report judges, this one value)."""
     value = getattr(problem.constraints, key)
     if value is None:
         value = robot_kinematics(robot).get(key)
@@ -152,7 +153,8 @@ def standing_sole_headings(robot) -> dict:
     pin.forwardKinematics(model, data, q)
     pin.updateFramePlacements(model, data)
     pos = np.stack([data.oMf[c.frame_id].act(np.asarray(c.point, float)) for c in robot.contacts], axis=1)
-    return {foot: (float(np.arctan2(b, a)), float(np.hypot(a, b))) for foot, (a, b) in sole_headings(robot, q, pos).items()}
+    return {foot: (float(np.arctan2(b, a)), float(np.hypot(a, b)))
+            for foot, (a, b) in sole_headings(robot, q, pos).items()}
 
 
 def _floating(robot) -> bool:
@@ -203,8 +205,7 @@ class FootRangeOfMotion(Constraint):
 
     @classmethod
     def applies(cls, problem, robot):
-        return _floating(robot) and problem.constraints.foot_range is not False \
-            and robot_kinematics(robot).get("foot_range") is not False
+        return _floating(robot) and setting(problem, robot, "foot_range") is not False
 
     def bound(self, ctx, bounds):
         self.boxes = foot_boxes(ctx.problem, ctx.robot)
@@ -241,8 +242,8 @@ class LegSeparation(Constraint):
 
     @classmethod
     def applies(cls, problem, robot):
-        return robot.base == "3d" and len(robot.feet) > 1 and problem.constraints.leg_separation is not False \
-            and robot_kinematics(robot).get("leg_separation") is not False
+        return (robot.base == "3d" and len(robot.feet) > 1
+                and setting(problem, robot, "leg_separation") is not False)
 
     def bound(self, ctx, bounds):
         self.rows = separation_minima(ctx.problem, ctx.robot)
@@ -389,7 +390,7 @@ class KneeMargin(Constraint):
 
     @classmethod
     def applies(cls, problem, robot):
-        return bool(robot_kinematics(robot).get("knees")) and problem.constraints.knee_margin is not False
+        return bool(robot_kinematics(robot).get("knees")) and setting(problem, robot, "knee_margin") is not False
 
     def bound(self, ctx, bounds):
         margin = knee_margin(ctx.problem, ctx.robot)
@@ -427,8 +428,7 @@ class UpperBodyPosture(Constraint):
 
     @classmethod
     def applies(cls, problem, robot):
-        return bool(upper_body_joints(robot)) and problem.constraints.upper_body is not False \
-            and robot_kinematics(robot).get("upper_body") is not False
+        return bool(upper_body_joints(robot)) and setting(problem, robot, "upper_body") is not False
 
     def bound(self, ctx, bounds):
         band = upper_body_band(ctx.problem, ctx.robot)
