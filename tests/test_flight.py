@@ -33,7 +33,7 @@ FLYING_TROT = ROOT / "problems" / "solo12_flying_trot.yaml"
 BALLISTIC_RTOL = 1e-6   # |ḣ_G − m g| / (m g) at the dynamic points of the optimised flight phases
 # The trapezoid integrates v from a exactly, but the CoM velocity J_G(q) v and the angular momentum
 # A_G(q) v are nonlinear in q: over a flight they drift at O(h²). Measured (2026-11-25) on the
-# flying trot at its shipped size (3 intervals of 0.02 s per flight): ḣ_G − m g 7e-13 × m g
+# flying trot at its shipped size (5 intervals of 12 ms per flight): ḣ_G − m g 7e-13 × m g
 # (6.6e-5 on the mirrored half: the URDF is not exactly symmetric, MIRROR_ID_TOL); CoM velocity
 # change off g·T by 1.1e-5 m/s (g·T = 0.59 m/s); angular momentum about the CoM varying by
 # 0.17 % of its largest value over the phase; the bound 2e-4 m/s and 0.15 %, the run 2e-5 m/s
