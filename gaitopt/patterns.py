@@ -80,9 +80,8 @@ share is below 2 gets 2 and the others share the rest); for a half cycle the emi
 ``heel_toe``, ``flat_swing``, ``toe_swing``); a name that recurs gets ``_2``, ``_3`` ….
 
 A flight phase (no foot on the ground) is produced only by a trot, pace or bound with β < 0.5;
-any other pattern that would leave the ground is an error. Note that the transcription itself
-(gaitopt.schedule) does not solve flight phases yet; expand_gait keeps them so the message
-comes from there.
+any other pattern that would leave the ground is an error. A flight phase is solved like any
+other (docs/modelling.md "Flight phases"; gaitopt.precheck refuses it only without a floating base).
 """
 from __future__ import annotations
 

@@ -31,6 +31,7 @@ from .export.sampling import sample_table
 from .terrain_io import surface_of
 
 MODE_COLOURS = {"flat": "#2b6cb0", "stance": "#2b6cb0", "heel": "#dd6b20", "toe": "#38a169", "swing": "#ffffff"}
+FLIGHT_COLOUR = "#d0d0d0"  # gait diagram: a phase with no foot on the ground
 PHASE_COLOURS = ("#e2e8f0", "#fefcbf", "#c6f6d5", "#fed7e2", "#bee3f8", "#e9d8fd")
 
 
@@ -436,13 +437,17 @@ def _phase_breaks(labels) -> np.ndarray:
 
 def gait_diagram(result) -> Figure:
     """Which foot is in which contact mode when: one row per foot over the cycle, bars
-    coloured by mode (flat/stance, heel, toe; blank: swing), phase boundaries marked."""
+    coloured by mode (flat/stance, heel, toe; blank: swing), phase boundaries marked; a flight
+    phase (every foot swinging) shaded across all rows."""
     traj, robot = result.trajectory, result.robot
     feet = list(robot.feet)
     fig = new_figure(9, 1.2 + 0.45 * len(feet))
     ax = fig.subplots()
     used = set()
     for p in traj.phases:
+        if all(p.modes[foot] == "swing" for foot in feet):
+            ax.axvspan(p.t[0], p.t[-1], color=FLIGHT_COLOUR, zorder=0)
+            used.add("flight")
         for r, foot in enumerate(feet):
             mode = p.modes[foot]
             if mode != "swing":
@@ -456,7 +461,8 @@ def gait_diagram(result) -> Figure:
     ax.set_xlim(0.0, traj.period)
     ax.invert_yaxis()
     ax.set_xlabel("time [s]")
-    ax.legend(handles=[Patch(color=MODE_COLOURS[m], label=m) for m in ("flat", "stance", "heel", "toe") if m in used],
+    colours = {**MODE_COLOURS, "flight": FLIGHT_COLOUR}
+    ax.legend(handles=[Patch(color=colours[m], label=m) for m in ("flat", "stance", "heel", "toe", "flight") if m in used],
               fontsize=7, loc="upper right", bbox_to_anchor=(1.0, -0.25), ncol=4)
     fig.suptitle(f"{robot.name}: gait diagram (* mirrored half)")
     return fig

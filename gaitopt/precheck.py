@@ -25,6 +25,7 @@ def check_problem(problem, robot) -> None:
     schedule = Schedule(robot, problem)
     _feet_that_never_lift(problem, robot, schedule)
     _flight_without_floating_base(problem, robot, schedule)
+    _flight_out_of_reach(problem, robot, schedule)
     _period_against_stride_and_speed(problem)
     _stride_out_of_reach(problem, robot, schedule)
     _stance_out_of_reach(problem, robot, schedule)
@@ -56,6 +57,61 @@ def _flight_without_floating_base(problem, robot, schedule) -> None:
         if not ph.active:
             raise InputError(f"phase {ph.name!r} has no foot on the ground, but {robot.name} has no floating base "
                              "to fly with", file=problem.source, field="gait.phases")
+
+
+def _flight_out_of_reach(problem, robot, schedule) -> None:
+    """A flight of T seconds (consecutive flight phases of the expanded cycle, at their shortest
+    durations) carries the centre of mass along a parabola z(t) = z₀ + ż₀ t − g t²/2, whose
+    height varies by at least g T²/8 over the flight (the symmetric arc), and by at least
+    (1 − 1/n²) g T²/8 over its n + 1 knots, where the base height band holds. At those knots the
+    base lies in its band [lo, hi] above the ground and the CoM within d of the base's height,
+    d = Σ_i m_i ρ_i / m with ρ_i a bound on the distance of body i's centre of mass from the base
+    (the joint offsets along its chain plus its own lever): the CoM's height varies by at most
+    hi − lo + 2d. A flight beyond that (a duration in the wrong unit, a swing written for a
+    stance) is refused instead of IPOPT searching for 500 iterations before it reports local
+    infeasibility. Flat ground only (on a slope or a terrain the ground under the base moves),
+    fixed limb lengths, a height band."""
+    band = base_height_band(problem, robot) if "base_z" in robot.base_coordinates else None
+    if (band is None or problem.slope or problem.terrain is not None or problem.limb_lengths is not None
+            or not any(not ph.active for ph in schedule.phases)):
+        return
+    part = 0.5 if problem.cycle == "half" else 1.0
+    durations = [ph.duration.min for ph in problem.phases] * (2 if part == 0.5 else 1)
+    flying = [all(m == "swing" for m in modes.values()) for modes, _ in schedule.expanded]
+    n_exp = len(flying)
+    allowed = band[1] - band[0] + 2.0 * _com_offset_bound(robot)
+    g = float(np.linalg.norm(robot.model.gravity.linear))
+    for start in range(n_exp):
+        if not flying[start] or flying[(start - 1) % n_exp]:
+            continue  # not the first phase of a flight
+        T, n, i = 0.0, 0, start
+        while flying[i % n_exp] and i < start + n_exp:
+            T, n, i = T + durations[i % n_exp], n + schedule.expanded[i % n_exp][1], i + 1
+        rise = (1.0 - 1.0 / n ** 2) * g * T ** 2 / 8.0
+        if rise > 1.1 * allowed + 0.005:  # margin: the trapezoid's knots follow the parabola to O(h²)
+            name = problem.phases[start % len(problem.phases)].name
+            t_max = np.sqrt(8.0 * (1.1 * allowed + 0.005) / (g * (1.0 - 1.0 / n ** 2)))
+            raise InputError(f"a flight of {T:.3g} s (from phase {name!r}) moves the centre of mass {rise:.3g} m up and "
+                             f"down (g T²/8); the base height band {band[0]:.3g}–{band[1]:.3g} m and the legs allow at "
+                             f"most {allowed:.3g} m", file=problem.source, field="gait.phases",
+                             allowed=f"flights up to about {t_max:.2g} s")
+
+
+def _com_offset_bound(robot) -> float:
+    """A bound d [m] on the distance of the robot's centre of mass from its base origin in any
+    posture: Σ_i m_i ρ_i / m, ρ_i = (the joint offsets from the base along body i's chain) + |its
+    centre of mass's lever| (triangle inequality; the base coordinates' own joints add nothing)."""
+    model = robot.model
+    n_base = len(robot.base_coordinates)
+    rho = np.zeros(model.njoints)
+    total = mass = 0.0
+    for j in range(1, model.njoints):
+        if j > n_base:  # the base's joints come first (gaitopt.robot_model): their bodies move with the base
+            rho[j] = rho[model.parents[j]] + float(np.linalg.norm(model.jointPlacements[j].translation))
+        m = float(model.inertias[j].mass)
+        total += m * (rho[j] + float(np.linalg.norm(model.inertias[j].lever)))
+        mass += m
+    return total / mass if mass > 0 else 0.0
 
 
 def _period_against_stride_and_speed(problem) -> None:

@@ -137,12 +137,15 @@ def fri_stability(ctx):
     P equals the ZMP, and the foot-rotation indicator (FRI) while the stance feet do not
     rotate; during heel or toe roll gaitopt's P sits on the rolling edge (it is computed from the
     contact forces), where the true FRI would lie beyond it: an approximation, stated here.
+    A flight phase has no centre of pressure (no contact force): it adds nothing to the integral.
     """
     dyn, dim = ctx.dynamics, ctx.dim
     horiz = [0] if dim == 2 else [0, 1]
     out, T = PointSum(), _duration(ctx)
     for p, h, w, q, v, a, tau, f, key in collocation_points(ctx, forces=True):
         active = ctx.phases[p].active
+        if not active:  # flight: P is undefined (Σ f_n = 0), nothing to price
+            continue
         cols = [ctx.contact_names.index(c) for c in active]
 
         def integrand(q, v, a, f, h, T, s, cols=cols):

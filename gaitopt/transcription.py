@@ -134,6 +134,8 @@ class Transcription:
 
         def rows(index):
             index = np.asarray(index)
+            if index.size == 0:  # a flight phase's force block: no contact point, no rows
+                return
             for row in index.reshape(index.shape[0], -1):
                 if row.size:
                     scale[row] = max(float(x0[row].max()), floor)
