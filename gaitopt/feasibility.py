@@ -61,13 +61,17 @@ def feasibility_report(trajectory, robot, problem, samples: int | None = None) -
     upper_body; a rule that does not apply to the robot or is switched off is absent."""
     if samples is None:
         q = np.concatenate([p.q for p in trajectory.phases])
+        t = np.concatenate([p.t for p in trajectory.phases])
     else:
-        q = trajectory.sample(np.linspace(0.0, trajectory.period, samples, endpoint=False))["q"]
-    return feasibility_margins(q, robot, problem)
+        t = np.linspace(0.0, trajectory.period, samples, endpoint=False)
+        q = trajectory.sample(t)["q"]
+    return feasibility_margins(q, robot, problem, t=t, period=trajectory.period)
 
 
-def feasibility_margins(q, robot, problem) -> dict:
-    """`feasibility_report` of postures q (n, nq), e.g. the q columns of trajectory.csv."""
+def feasibility_margins(q, robot, problem, t=None, period: float | None = None) -> dict:
+    """`feasibility_report` of postures q (n, nq), e.g. the q columns of trajectory.csv, at
+    times t (n,) [s] of a cycle of `period` [s]; the times are needed on a turning gait only,
+    whose yaw band is about the path's heading yaw_rate·(t − period/2) (BaseAttitude)."""
     q = np.asarray(q, float)
     report = {}
     if "base_z" not in robot.base_coordinates:
@@ -96,7 +100,12 @@ def feasibility_margins(q, robot, problem) -> dict:
         height = base_height_above_ground(problem, robot, q)
         report["base_height"] = float(min((height - band[0]).min(), (band[1] - height).min()))
 
-    out = {c.removeprefix("base_"): float(min((q[:, robot.index(c)] - lo).min(), (hi - q[:, robot.index(c)]).min()))
+    angles = {c: q[:, robot.index(c)] for c in attitude_bands(problem, robot)}
+    if problem.yaw_rate and "base_yaw" in angles:
+        if t is None or period is None:
+            raise ValueError("a turning gait's yaw band needs the times t and the period")
+        angles["base_yaw"] = angles["base_yaw"] - problem.yaw_rate * (np.asarray(t, float) - period / 2)
+    out = {c.removeprefix("base_"): float(min((angles[c] - lo).min(), (hi - angles[c]).min()))
            for c, (lo, hi) in attitude_bands(problem, robot).items()}
     if out:
         report["base_attitude"] = out

@@ -12,11 +12,11 @@ from typing import NamedTuple
 import numpy as np
 
 from .constraints.kinematics import (BASE_ATTITUDE_BAND, FootRangeOfMotion, attitude_bands, base_height_band,
-                                    foot_boxes, setting)
+                                    foot_boxes, foot_yaw_band, setting, sole_feet)
 from .direction import check_robot
 from .errors import InputError
 from .legs import base_rotation, leg_geometry
-from .schedule import Schedule
+from .schedule import Schedule, active_points
 
 
 def check_problem(problem, robot) -> None:
@@ -31,6 +31,7 @@ def check_problem(problem, robot) -> None:
     _stance_out_of_reach(problem, robot, schedule)
     _clearance_out_of_reach(problem, robot, schedule)
     _stair_rise_out_of_reach(problem, robot, schedule)
+    _turn_beyond_planted_soles(problem, robot, schedule)
 
 
 def _advances(problem) -> bool:
@@ -352,3 +353,41 @@ def _stair_blocked_foot(problem, robot, schedule):
         if not any(ok for ok, _ in phases):
             return foot, phases[0][1]
     return None
+
+
+def _turn_beyond_planted_soles(problem, robot, schedule) -> None:
+    """A turning gait (yaw_rate ω) with the foot yaw band: a sole planted for T seconds (two or
+    more of its points on the ground: it cannot yaw) sees the path's heading turn ω·T. Its yaw
+    relative to the body stays within ±a (foot_yaw) and the body's yaw within ±b of the heading
+    (base_attitude), so the turn must fit in 2(a + b): else no posture sequence exists (HOAP-2 at
+    0.6 rad/s with 1.6 s stances; at 0.5 rad/s, 0.8 of 0.9 rad, IPOPT ran out of 1 000 iterations).
+    T counts each phase at its shortest duration; a necessary condition, not a sufficient one."""
+    feet = sole_feet(robot)
+    if not problem.yaw_rate or not feet or setting(problem, robot, "foot_yaw") is False:
+        return
+    bands = attitude_bands(problem, robot)
+    if "base_yaw" not in bands:
+        return
+    body = bands["base_yaw"][1]
+    allowed = 2.0 * (foot_yaw_band(problem, robot) + body)
+    durations = [ph.duration.min for ph in problem.phases]
+    n = len(schedule.expanded)
+    for foot in feet:
+        points = set(robot.feet[foot].contacts)
+        planted = [len(points.intersection(active_points(robot, modes))) >= 2 for modes, _ in schedule.expanded]
+        if all(planted) or not any(planted):
+            continue
+        start = next(i for i in range(n) if planted[i] and not planted[i - 1])
+        longest = run = 0.0
+        for i in range(start, start + n):  # around the cycle from a touchdown
+            run = run + durations[i % n] if planted[i % n] else 0.0
+            longest = max(longest, run)
+        turn = abs(problem.yaw_rate) * longest
+        if turn > allowed + 1e-9:
+            raise InputError(f"turning at {problem.yaw_rate:g} rad/s, foot {foot!r} stands planted {longest:.3g} s while "
+                             f"the path turns {turn:.3g} rad; its yaw band (±{allowed / 2 - body:.3g} rad about the "
+                             f"body) and the body's (±{body:.3g} rad about the path) allow {allowed:.3g} rad",
+                             file=problem.source, field="speed.yaw_rate",
+                             allowed=f"|yaw_rate| ≤ {allowed / longest:.3g} rad/s, or widen constraints.foot_yaw "
+                                     "/ base_attitude.yaw, or shorten the stance")
+

@@ -270,3 +270,49 @@ def test_verify_judges_the_planar_displacement_and_the_heading():
     q_sim[1, :2] = [0.19, 0.05]   # sideways drift is not judged for a straight gait (as before)
     planned, simulated, rel, heading = _progress(straight, coords, 2, q_plan * 0, q_sim)
     assert (planned, simulated, heading) == (0.2, 0.19, None) and rel == pytest.approx(0.05)
+
+
+HOAP2_TURN = {
+    "description": "HOAP-2 static walk, full cycle, turning", "robot": "hoap2",
+    "gait": {"cycle": "full", "phases": [
+        {"name": "ss_left", "contacts": {"left": "flat", "right": "swing"}, "knots": 4, "duration": 0.4},
+        {"name": "ds_1", "contacts": {"left": "flat", "right": "flat"}, "knots": 5, "duration": 0.6},
+        {"name": "ss_right", "contacts": {"left": "swing", "right": "flat"}, "knots": 4, "duration": 0.4},
+        {"name": "ds_2", "contacts": {"left": "flat", "right": "flat"}, "knots": 5, "duration": 0.6}]},
+    "speed": {"forward": 0.0375, "yaw_rate": 0.2},
+    "constraints": {"friction": {"mu": 0.7, "cone": "pyramid"}, "clearance": 0.015, "touchdown": "soft"},
+    "cost": {"joule_loss": 1.0, "torque_rate_squared": 1.0e-2}, "transcription": "trapezoidal"}
+
+
+def _hoap2_turn(tmp_path, yaw_rate):
+    data = dict(HOAP2_TURN, speed={"forward": 0.0375, "yaw_rate": yaw_rate})
+    path = tmp_path / f"hoap2_turn_{yaw_rate}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return go.load_problem(path)
+
+
+def test_a_turning_biped_keeps_its_yaw_band_about_the_path(tmp_path):
+    """A biped turning 0.4 rad per 2 s cycle: the body's yaw band is held about the path's heading
+    yaw_rate·(t − T/2), not about +x (an absolute ±0.25 rad band left it locally infeasible);
+    feasibility_report judges the same band from the exported file."""
+    from gaitopt.feasibility import feasibility_report
+    problem = _hoap2_turn(tmp_path, 0.2)
+    result = go.solve(problem, print_level=0)
+    assert result.success, result.message
+    save(result, tmp_path / "out")
+    back = load_result(tmp_path / "out")
+    yaw = back.trajectory.sample(np.linspace(0.0, back.trajectory.period, 200))["q"][:, back.robot.index("base_yaw")]
+    assert np.ptp(yaw) > 0.3  # the body turns with the path
+    margins = feasibility_report(back.trajectory, back.robot, back.problem)["base_attitude"]
+    assert margins["yaw"] > -1e-6 and min(margins.values()) > -1e-6
+
+
+def test_a_turn_no_planted_sole_can_follow_is_refused(tmp_path):
+    """At 0.6 rad/s a sole planted 1.6 s would have to turn 0.96 rad against the body, more than
+    the foot yaw and body yaw bands allow (0.9 rad): refused before solving, naming yaw_rate."""
+    from gaitopt.precheck import check_problem
+    problem = _hoap2_turn(tmp_path, 0.6)
+    with pytest.raises(InputError) as err:
+        check_problem(problem, go.load_robot(problem.robot))
+    assert err.value.field == "speed.yaw_rate" and "0.96 rad" in str(err.value)
+    check_problem(_hoap2_turn(tmp_path, 0.2), go.load_robot("hoap2"))

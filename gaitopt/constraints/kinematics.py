@@ -328,8 +328,12 @@ class BaseAttitude(Constraint):
     biped's torso (see `attitude_pitch_centre`; `level: true` holds a multi-legged body level
     with the world on a slope), [rad], as bounds; always within the Euler
     regularity bound ±constraints.base_pitch_limit on pitch and roll. Yaw is measured from the
-    direction of travel (+x). Default band: 0.25 rad each; override `base_attitude: {roll,
-    pitch, yaw}`; false leaves only the regularity bound."""
+    direction of travel: +x, or on a turning gait (speed.yaw_rate ω) the path's heading
+    ω·(t − T/2) at time t of the cycle of period T, as rows at the knots and interval midpoints
+    (ψ − ω·(t − T/2) within ±band; t reads the phase durations) instead of bounds: an absolute
+    band cannot hold a body that turns ω·T per cycle (HOAP-2 at 0.2 rad/s over a 2 s cycle was
+    locally infeasible). Default band: 0.25 rad each; override `base_attitude: {roll, pitch,
+    yaw}`; false leaves only the regularity bound."""
 
     term = "base_attitude"
     where = ("bounds", "phase")
@@ -341,18 +345,34 @@ class BaseAttitude(Constraint):
     def bound(self, ctx, bounds):
         robot, limit = ctx.robot, ctx.problem.constraints.base_pitch_limit
         bands = attitude_bands(ctx.problem, robot)
+        self.turning_yaw = None  # (lo, hi) about the path's heading, as rows (add_phase)
         for c in ("base_roll", "base_pitch", "base_yaw"):
             if c not in robot.base_coordinates:
                 continue
             i = robot.index(c)
             lo, hi = (-limit, limit) if c != "base_yaw" else (-np.inf, np.inf)
             if c in bands:
+                if c == "base_yaw" and ctx.problem.yaw_rate:
+                    self.turning_yaw = bands[c]
+                    continue
                 lo, hi = max(lo, bands[c][0]), min(hi, bands[c][1])
             bounds.q_lb[i], bounds.q_ub[i] = lo, hi
         self.index = [robot.index(c) for c in ("base_roll", "base_pitch", "base_yaw") if c in robot.base_coordinates]
 
     def add_phase(self, ctx, p):
         ctx.builder.bound(self.term, ctx.phases[p].name, ctx.phases[p].q.index[self.index, :])
+        if self.turning_yaw is None:
+            return
+        phases, omega = ctx.phases, ctx.problem.yaw_rate
+        period = sum(ph.duration for ph in phases)
+        start = sum(ph.duration for ph in phases[:p])
+        pv, i = phases[p], ctx.robot.index("base_yaw")
+        for block, shift in zip(pv.all_of("q"), (0.0, 0.5)):
+            k = block.sym.shape[1]
+            s = (np.arange(k) + shift) / pv.n_intervals  # each column's share of the phase
+            heading = omega * (start + ca.DM(s).T * pv.duration - period / 2)
+            lo, hi = self.turning_yaw
+            ctx.builder.con(self.term, pv.name, block.sym[i, :] - heading, lo, hi)
 
 
 def attitude_pitch_centre(problem, robot) -> float:
