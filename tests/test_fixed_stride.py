@@ -1,0 +1,51 @@
+"""A fixed speed over phases of fixed durations fixes the stride: the transcription makes it the
+number speed · period, not a variable held by the speed row. As a variable, the cost per metre
+divided by it coupled its Hessian column to every torque, and at 8× knots MUMPS dropped its
+compressed 2×2 ordering (docs/speed.md, "Dense columns of the KKT matrix")."""
+from __future__ import annotations
+
+import pytest
+
+import gaitopt as go
+from gaitopt.problem import shipped_problems
+from gaitopt.robot import robot_of
+from gaitopt.settings import Bounded
+from gaitopt.transcription import transcribe
+
+TROT = shipped_problems()[0].parent / "solo12_trot.yaml"  # speed 0.3 m/s, phases of fixed durations
+
+
+def _terms(tr) -> set:
+    return {term for term, *_ in tr.rows}
+
+
+@pytest.mark.fast
+def test_a_fixed_speed_over_fixed_durations_makes_the_stride_a_number():
+    problem = go.load_problem(TROT)
+    period = sum(ph.duration.min for ph in problem.phases) / (0.5 if problem.cycle == "half" else 1.0)
+    assert problem.stride is None and problem.fixed_stride == pytest.approx(0.3 * period, rel=1e-15)
+    tr = transcribe(problem, robot_of(problem))
+    assert "stride" not in tr.globals and "speed" not in _terms(tr)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("change", [
+    {"speed": Bounded(0.25, 0.35, 0.3)},            # a speed band: the stride is free within it
+    {"gait.phases.0.duration": {"min": 0.2, "max": 0.3}},  # a free duration: so is the period
+    {"speed": 0.0},                                 # no stride the variable's bounds allow: kept, as before
+])
+def test_the_stride_stays_a_variable_where_the_problem_does_not_fix_it(change):
+    problem = go.load_problem(TROT, {k: v for k, v in change.items() if k != "speed"})
+    if "speed" in change:
+        problem = problem.replace(speed=change["speed"])
+    tr = transcribe(problem, robot_of(problem))
+    assert "stride" in tr.globals and "speed" in _terms(tr)
+
+
+def test_the_result_reads_the_fixed_stride():
+    problem = go.load_problem(TROT).scaled_knots(0.5)
+    res = go.solve(problem, print_level=0)
+    assert res.success, res.message
+    traj = res.trajectory
+    assert traj.stride == pytest.approx(problem.fixed_stride, rel=1e-15)
+    assert traj.stride / traj.period == pytest.approx(0.3, rel=1e-12)
