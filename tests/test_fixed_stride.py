@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 import gaitopt as go
+from gaitopt.guess import automatic_guess
+from gaitopt.objective_scale import objective_factor, removed_stride_gradient
 from gaitopt.problem import shipped_problems
 from gaitopt.robot import robot_of
 from gaitopt.settings import Bounded
@@ -49,3 +51,39 @@ def test_the_result_reads_the_fixed_stride():
     traj = res.trajectory
     assert traj.stride == pytest.approx(problem.fixed_stride, rel=1e-15)
     assert traj.stride / traj.period == pytest.approx(0.3, rel=1e-12)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("name", ["solo12_trot", "hoap2_static_walk"])
+def test_the_removed_stride_gradient_is_the_cost_derivative(name):
+    """removed_stride_gradient: |∂f/∂s| at x0 as the stride variable had it, checked by central
+    differences of the cost over the stride (the speed changed by ±1e-6: the same NLP layout)."""
+    problem = go.load_problem(shipped_problems()[0].parent / f"{name}.yaml").scaled_knots(0.5)
+    tr = transcribe(problem, robot_of(problem))
+    x0 = automatic_guess(tr)
+    v, eps = problem.speed.min, 1e-6
+
+    def cost(speed):
+        other = problem.replace(speed=speed)
+        return sum(transcribe(other, robot_of(other)).cost_term_values(x0).values()), other.fixed_stride
+
+    (f_hi, s_hi), (f_lo, s_lo) = cost(v * (1 + eps)), cost(v * (1 - eps))
+    assert removed_stride_gradient(tr, x0) == pytest.approx(abs(f_hi - f_lo) / (s_hi - s_lo), rel=1e-5)
+
+
+def test_ipopt_scales_the_objective_as_with_the_stride_variable(capfd):
+    """The factor IPOPT printed for this trot before the stride became a number (0.185286 at
+    half its knots; its largest gradient entry was the stride's)."""
+    problem = go.load_problem(TROT).scaled_knots(0.5)
+    go.solve(problem.replace(solver={"max_iter": 0}), print_level=6)
+    assert "objective scaling factor = 0.185286" in capfd.readouterr().out
+
+
+@pytest.mark.fast
+def test_the_factor_counts_the_removed_entry_as_ipopt_counted_it():
+    gb = {"nlp_scaling_method": "gradient-based"}
+    assert objective_factor(gb, 50.0, 400.0) == pytest.approx(0.25)         # 1 → 100/400
+    assert objective_factor(gb, 200.0, 400.0) == pytest.approx(0.5)         # 100/200 → 100/400
+    assert objective_factor(gb, 800.0, 400.0) == 1.0                        # the NLP's own entry is larger
+    assert objective_factor(gb, 50.0, 80.0) == 1.0                          # below the threshold either way
+    assert objective_factor({"nlp_scaling_method": "none"}, 50.0, 400.0) == 1.0
