@@ -48,3 +48,13 @@ def objective_factor(ipopt: dict, gradient_max: float, removed: float) -> float:
         return limit / g if g > limit else 1.0
 
     return factor(max(gradient_max, removed)) / factor(gradient_max)
+
+
+def objective_option(ipopt: dict, grad_f, xs0, removed: float) -> dict:
+    """{"obj_scaling_factor": …} to add to IPOPT's options `ipopt` for a removed gradient entry
+    (`removed_stride_gradient`), grad_f the NLP's gradient Function (gaitopt.nlp_functions) and
+    xs0 IPOPT's start in its variables; {} when nothing was removed or the options set the factor."""
+    if removed <= 0.0 or "obj_scaling_factor" in ipopt:
+        return {}
+    grad = np.asarray(grad_f(xs0, [])[1], float)
+    return {"obj_scaling_factor": objective_factor(ipopt, float(np.abs(grad).max(initial=0.0)), removed)}

@@ -16,7 +16,7 @@ import numpy as np
 
 from .assembly import Assembly
 from .interrupts import Interrupt, noted_sigint
-from .objective_scale import objective_factor
+from .objective_scale import objective_option
 
 SUCCESS_STATUSES = ("Solve_Succeeded", "Solved_To_Acceptable_Level")
 
@@ -238,10 +238,7 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
         compiled = sorted(set(compiler.compiled)) if compiler is not None else []
         compile_s = compiler.compile_s if compiler is not None else 0.0
         x0, lbx, ubx = x0 / D, lbx / D, ubx / D
-        if removed_gradient > 0.0 and "obj_scaling_factor" not in options:
-            grad = np.asarray(derivatives["grad_f"](np.clip(x0, lbx, ubx), [])[1], float)
-            ipopt["obj_scaling_factor"] = objective_factor(ipopt, float(np.abs(grad).max(initial=0.0)),
-                                                           removed_gradient)
+        ipopt.update(objective_option(ipopt, derivatives["grad_f"], np.clip(x0, lbx, ubx), removed_gradient))
     elif x_scale is not None:
         xs = ca.SX.sym("x_scaled", len(x0))
         f, g = ca.Function("fg", [nlp["x"]], [nlp["f"], nlp["g"]])(ca.DM(D) * xs)
