@@ -532,8 +532,10 @@ def test_robot_gait_by_the_numbers(solved, tmp_path):
     their own side, legs apart, base attitude and height in their bands, knees off straight
     (gaitopt.feasibility, the kinematic feasibility defaults of docs/feasibility.md)."""
     save(solved.result, tmp_path)
-    _, cols = read_trajectory_csv(tmp_path / "trajectory.csv")
+    header, cols = read_trajectory_csv(tmp_path / "trajectory.csv")
     q = np.column_stack([cols[f"q.{c}"] for c in solved.robot.coordinates])
-    report = feasibility_margins(q, solved.robot, solved.problem)
+    # times: a turning gait's yaw band is about the path's heading at each time
+    report = feasibility_margins(q, solved.robot, solved.problem, t=np.asarray(cols["time"], float),
+                                 period=float(header["period"]))
     assert report or "base_z" not in solved.robot.base_coordinates
     assert worst_margin(report) >= -1e-6, f"{solved.name}: {report}"
