@@ -93,3 +93,20 @@ def test_shipped_terrain_gaits_are_not_warned(name):
     gaps = stance_gaps(result)
     assert gaps.height[0] <= TOLERANCE and gaps.friction[0] <= 1.0 + FRICTION_TOLERANCE and gaps.two_treads is None
     assert np.isfinite(gaps.friction[0])
+
+
+def test_a_held_toe_drifting_into_its_tread_is_said():
+    """A solved heel–toe stair walk whose held toe drifts 3.0 mm into its tread in the toe roll's
+    first interval (clearance 0.06 m; the rows set its height where its stance starts and its
+    velocity at the knots after): both warnings name it as a stance point; with the rolling
+    phases at 12 knots instead of 6 it stays within 1 mm (2026-11-25)."""
+    p = go.load_problem("problems/biped7_heel_toe_walk.yaml").replace(terrain=STAIRS, stride=0.6)
+    p = p.replace(constraints=dataclasses.replace(p.constraints, clearance=0.06))
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        result = go.solve(quiet(p))
+    assert result.success
+    height, name = stance_gaps(result).height[:2]
+    assert name == "left_toe" and 0.0025 < height < 0.0040
+    text = " ".join(str(w.message) for w in said)
+    assert "stance point left_toe passes" in text and "left_toe carries force" in text
