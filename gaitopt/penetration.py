@@ -77,7 +77,7 @@ def warn_if_inside(result) -> None:
 
     if "–" in deepest.point and _swinging(result, deepest):  # the clearance rows hold its corners only
         what, why = ("the plan's swinging sole edge", "between its corners, which the swing clearance holds: a "
-                     "larger constraints.clearance, or more knots in the swing, keeps it out")
+                     "larger constraints.clearance lifts them (no row holds the sole between)")
     elif "–" in deepest.point:  # a sole's edge between its corners: no row holds it
         what, why = ("the plan's sole edge", "between its corners, which the rows hold: a stair run longer than the "
                      "sole, or a smoother height map under it, keeps it out")
@@ -104,8 +104,8 @@ def _in_contact(result, deepest: Penetration) -> bool:
 
 def _swinging(result, deepest: Penetration) -> bool:
     """Whether the foot of a sole-edge sample (named "<heel>–<toe> at u%") is in swing at its
-    time (a strider trial's 72.7 mm and biped7's 35.3 mm on a 0.08/0.3 m stair: a swinging sole's
-    edge through a nose its corners cleared, not a stance sole across it)."""
+    time (biped7's 35.3 mm on a 0.08/0.3 m stair, likely the strider trial's 72.7 mm too: a
+    swinging sole's edge through a nose its corners cleared, not a stance sole across it)."""
     foot = result.robot.contact(deepest.point.split("–")[0]).foot
     phase = result.trajectory._locate(deepest.t)[1]
     return phase.modes.get(foot) == "swing"

@@ -98,7 +98,7 @@ def test_a_sole_across_a_nose_is_found_between_its_corners():
 def test_a_swinging_soles_edge_through_a_nose_is_said_as_a_swing():
     """biped7's heel–toe walk up a 0.08/0.3 m stair (stride 0.6 m): the swinging foot, toes up,
     crosses the nose with its heel and toe above the clearance envelope and its sole 35 mm
-    inside between them (a strider trial's 72.7 mm, 2026-11-25). The warning said a longer run
+    inside between them (likely the strider trial's 72.7 mm, 2026-11-25). The warning said a longer run
     would keep it out (it is the stance sole's advice); it now names the swing's clearance."""
     stairs = {"stairs": {"rise": 0.08, "run": 0.3, "count": 10, "start_x": -1.2}, "smoothing": 0.006}
     p = quiet(go.load_problem("problems/biped7_heel_toe_walk.yaml").replace(terrain=stairs, stride=0.6))
