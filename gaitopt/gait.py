@@ -17,6 +17,7 @@ from .problem import Problem, load_problem
 from .result import Multipliers, Result, build_trajectory, evaluate_violations
 from .robot import Robot, robot_of
 from .solver import check_ipopt_options, solve_nlp
+from .stance_check import warn_if_off_ground
 from .transcription import transcribe
 
 
@@ -154,6 +155,7 @@ def _solve(problem, robot, warm_start, x0, print_level, constraints, costs, inte
     result = Result(sol.success, sol.status, sol.message, sol.f, terms, stats, traj, problem, robot,
                     impulses, x, tr.layout, evaluate_violations(tr, x), multipliers)
     warn_if_inside(result)  # stairs, steps, height maps: a swing passing through an edge is said
+    warn_if_off_ground(result)  # and a stance that left the ground its rows describe (drift, smoothed edges)
     return result
 
 

@@ -26,6 +26,9 @@ class _Lowered:
     def __init__(self, traj, coords, dz):
         self.traj, self.iz, self.dz = traj, list(coords).index("base_z"), dz
 
+    def __getattr__(self, name):  # phases, modes, times: the trajectory's own
+        return getattr(self.traj, name)
+
     def sample_cycle(self, per_interval=8):
         t, s, spans = self.traj.sample_cycle(per_interval)
         q = s["q"].copy()
@@ -90,3 +93,15 @@ def test_a_sole_across_a_nose_is_found_between_its_corners():
     flat = corners.copy()
     flat[0, 2:, 0], flat[0, 2:, 2] = 0.09, 0.0  # a shorter sole on the first tread: nothing inside
     assert deepest_among(steps, contacts, np.zeros(1), flat).depth <= 1e-12
+
+
+def test_a_swinging_soles_edge_through_a_nose_is_said_as_a_swing():
+    """biped7's heel–toe walk up a 0.08/0.3 m stair (stride 0.6 m): the swinging foot, toes up,
+    crosses the nose with its heel and toe above the clearance envelope and its sole 35 mm
+    inside between them (likely the strider trial's 72.7 mm, 2026-11-25). The warning said a longer run
+    would keep it out (it is the stance sole's advice); it now names the swing's clearance."""
+    stairs = {"stairs": {"rise": 0.08, "run": 0.3, "count": 10, "start_x": -1.2}, "smoothing": 0.006}
+    p = quiet(go.load_problem("problems/biped7_heel_toe_walk.yaml").replace(terrain=stairs, stride=0.6))
+    with pytest.warns(UserWarning, match=r"swinging sole edge left_heel–left_toe at \d+% passes 3\d\.\d mm inside.*"
+                                         r"constraints\.clearance"):
+        go.solve(p)

@@ -1,0 +1,121 @@
+"""Whether a planned stance rests on the ground it was planned on, measured at the exported knots.
+
+The contact rows on terrain are written on a model of the ground, at chosen points:
+
+* a stance point's height is set once, where its stance starts (`ContactGround`); after that
+  only its velocity is zero at the knots (`ContactAtRest`), so it drifts by the integration's
+  error between (a rolling heel or toe, turning fast, drifts most: biped7's toe 2.4 mm over a
+  0.3 s roll on a stair);
+* footholds keep off a step's smoothed edge (foothold_grade) and a foot's points on one tread
+  (foothold_tread) where their stance starts, measured on the smoothed steps;
+* friction cones hold about the smoothed surface's normal at the interval midpoints, and the
+  exported knot forces are the means of the two intervals meeting there.
+
+A stance point that drifts or slides onto a smoothed edge (within about 2 smoothing widths) is
+on none of these rows' terms: its normal there turns by tens of degrees per millimetre, the
+midpoints' cones say little about the knots', and the true step is a level away from the
+smoothed surface. This module measures what the exported plan does on the true ground (at the
+knots, each point that carries force): its height against `Surface.exact_height`, a foot's
+loaded points on one tread, and the friction use about the surface normal
+(`gaitopt.quantities.friction_use`, the cone the rows write), and `warn_if_off_ground` says so
+once after the solve (docs/terrain.md, "Soles on slopes and stairs"). Plane and slope problems
+are skipped: their rows measure the ground exactly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .penetration import TOLERANCE  # [m] the same 2 mm the swing check allows
+
+FRICTION_TOLERANCE = 0.05  # friction use above 1 + this is reported (the solver's tolerance is far below)
+LOAD_SHARE = 0.01  # a point (sagittal: a foot) counts as loaded above this share of the weight
+
+
+@dataclass(frozen=True)
+class StanceGap:
+    """The worst loaded point at the knots of each kind [(value, point, t [s], x [m])] or None:
+    height, |z − true ground| [m]; friction, the friction use (1: the cone's edge);
+    two_treads, the rise [m] between a foot's loaded points standing on different treads."""
+
+    height: tuple | None
+    friction: tuple | None
+    two_treads: tuple | None
+
+
+def stance_gaps(result) -> StanceGap | None:
+    """Measure the exported knots of `result` (see the module docstring); None on a plane or
+    slope. Cost: forward kinematics at every knot."""
+    if result.problem.terrain is None:
+        return None
+    from .quantities import contact_points, friction_use  # why: Pinocchio kinematics only where terrain needs it
+    from .terrain_io import surface_of
+
+    surface, robot = surface_of(result.problem), result.robot
+    cons = result.problem.constraints
+    sagittal = robot.base == "sagittal"
+    names = [c.name for c in robot.contacts]
+    feet = {}
+    for ci, c in enumerate(robot.contacts):
+        feet.setdefault(c.foot, []).append(ci)
+    load = LOAD_SHARE * robot.total_mass * 9.81
+    steps = getattr(surface, "kind", "") == "steps"
+    worst = {"height": None, "friction": None, "two_treads": None}
+
+    def keep(kind, value, ci, t, x):
+        if worst[kind] is None or value > worst[kind][0]:
+            worst[kind] = (float(value), names[ci], float(t), float(x))
+
+    for phase in result.trajectory.phases:
+        pts = contact_points(robot, phase.q)  # (K+1, nc, 3)
+        f = np.asarray(phase.f, float)
+        for k, t in enumerate(phase.t):
+            for idx in feet.values():
+                loaded = [ci for ci in idx if np.linalg.norm(f[k, ci]) > load]
+                if not loaded:
+                    continue
+                x, y, z = pts[k, loaded, 0], pts[k, loaded, 1], pts[k, loaded, 2]
+                true = np.asarray(surface.exact_height(x, y), float)
+                gap = np.abs(z - true)
+                i = int(np.argmax(gap))
+                keep("height", gap[i], loaded[i], t, x[i])
+                if steps and np.ptp(true) > 0.0:
+                    keep("two_treads", np.ptp(true), loaded[int(np.argmax(true))], t, x[int(np.argmax(true))])
+                # the rows' cone: per foot about its first point's normal in the sagittal plane,
+                # per point in 3-D (constraints.contact.foot_forces)
+                groups = [(loaded[0], f[k, loaded].sum(axis=0))] if sagittal else [(ci, f[k, ci]) for ci in loaded]
+                for ci, F in groups:
+                    use = float(friction_use(surface, pts[k, ci], F, cons.friction, cons.cone, sagittal))
+                    keep("friction", use, ci, t, pts[k, ci, 0])
+    return StanceGap(worst["height"], worst["friction"], worst["two_treads"])
+
+
+def warn_if_off_ground(result) -> None:
+    """One warning when a loaded stance point stands more than TOLERANCE off the true ground,
+    a foot's loaded points stand on two treads, or a force's friction use exceeds
+    1 + FRICTION_TOLERANCE, at the exported knots."""
+    gaps = stance_gaps(result)
+    if gaps is None:
+        return
+    said = []
+    if gaps.height is not None and gaps.height[0] > TOLERANCE:
+        v, name, t, x = gaps.height
+        said.append(f"{name} carries force {1e3 * v:.1f} mm off the true ground at t = {t:.3f} s (x = {x:.3f} m)")
+    if gaps.two_treads is not None:
+        v, name, t, x = gaps.two_treads
+        said.append(f"a foot's loaded points stand on two treads ({1e3 * v:.0f} mm apart; {name} at t = {t:.3f} s, "
+                    f"x = {x:.3f} m)")
+    if gaps.friction is not None and gaps.friction[0] > 1.0 + FRICTION_TOLERANCE:
+        v, name, t, x = gaps.friction
+        said.append(f"{name}'s force uses {v:.2f} of its friction cone at t = {t:.3f} s (x = {x:.3f} m)")
+    if not said:
+        return
+    import warnings
+
+    warnings.warn("the plan's stance is not on the ground its rows describe: " + "; ".join(said)
+                  + ". The rows set a stance point's height and tread where its stance starts, on the smoothed "
+                  "steps, and only its velocity after (it drifts between knots, onto a smoothed edge where the "
+                  "normal turns fast); more knots in the rolling phases shrink the drift (biped7's held toe: 3 mm "
+                  "at 6 knots, 1 mm at 12), and on stairs terrain.stairs.start_x moved by a few millimetres gives "
+                  "another plan (docs/terrain.md)", stacklevel=2)
