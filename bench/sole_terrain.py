@@ -5,7 +5,8 @@ the largest |height − true ground| of a corner carrying force at the knots, th
 phases' first knots (where the rows set it), the largest |f_t|/f_n per tangent axis about the
 local normal (normal forces over 1 N) (the pyramid's limit is μ/√2), knots at which a foot's loaded corners stand on
 different treads, and the deepest point along a sole's heel–toe edges below the true ground
-over the sampled motion (what the penetration warning also samples since 2026-11-25; gaitopt.stance_check measures the loaded points at the knots after every terrain solve).
+over the sampled motion (what the penetration warning also samples since 2026-11-25;
+gaitopt.stance_check measures the loaded points at the knots after every terrain solve).
 
     gaitopt solve /tmp/trial-st/flat_stairs.yaml -o /tmp/trial-st/out_flat_stairs
     python bench/sole_terrain.py /tmp/trial-st/out_flat_stairs [more result dirs]
