@@ -29,7 +29,6 @@ sys.path.insert(0, str(ROOT))
 
 import gaitopt as go  # noqa: E402
 from gaitopt.guess import automatic_guess  # noqa: E402
-from gaitopt.objective_scale import objective_option, removed_stride_gradient  # noqa: E402
 from gaitopt.robot import robot_of  # noqa: E402
 from gaitopt.solver import ipopt_options  # noqa: E402
 from gaitopt.transcription import transcribe  # noqa: E402
@@ -45,10 +44,9 @@ def iterate(tr, problem, k: int) -> dict:
             "acceptable_constr_viol_tol": max(s.constr_viol_tol, 1e-6), "constr_mult_init_max": 0.0,
             **s.options}
     nlp, der = tr.assembly.functions(D)
+    solver = ca.nlpsol("inertia", "ipopt", nlp, {"ipopt": ipopt_options(s.linear_solver, 0, opts),
+                                                 "print_time": False, "error_on_fail": False, **der})
     lbx, ubx = tr.lbx / D, tr.ubx / D
-    ipopt = ipopt_options(s.linear_solver, 0, opts)
-    ipopt.update(objective_option(ipopt, der["grad_f"], np.clip(x0 / D, lbx, ubx), removed_stride_gradient(tr, x0)))
-    solver = ca.nlpsol("inertia", "ipopt", nlp, {"ipopt": ipopt, "print_time": False, "error_on_fail": False, **der})
     r = solver(x0=np.clip(x0 / D, lbx, ubx), lbx=lbx, ubx=ubx, lbg=tr.lbg, ubg=tr.ubg)
     out = {n: np.array(r[n]).ravel() for n in ("x", "lam_g", "lam_x")}
     return {**out, "lbx": lbx, "ubx": ubx, "jac_g": der["jac_g"], "hess_lag": der["hess_lag"]}

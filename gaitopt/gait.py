@@ -10,7 +10,6 @@ import numpy as np
 from .errors import InputError, short
 from .guess import automatic_guess, same_grid, warm_start as warm_guess
 from .interrupts import noted_sigint
-from .objective_scale import removed_stride_gradient
 from .penetration import warn_if_inside
 from .precheck import check_problem
 from .problem import Problem, load_problem
@@ -143,7 +142,7 @@ def _solve(problem, robot, warm_start, x0, print_level, constraints, costs, inte
                     linear_solver=s.linear_solver,
                     x_scale=tr.variable_scale(x0) if s.scale_variables else None,
                     lam_g0=None if duals is None else duals.lam_g, lam_x0=None if duals is None else duals.lam_x,
-                    interrupt=interrupt, removed_gradient=removed_stride_gradient(tr, x0))
+                    interrupt=interrupt)
     _stop_if(interrupt)  # IPOPT stopped by it
     x = sol.x
     traj, impulses = build_trajectory(tr, x)

@@ -166,18 +166,6 @@ class Problem:
         validate(new)
         return new
 
-    @property
-    def fixed_stride(self) -> float | None:
-        """The stride [m] when the problem fixes it, else None: a fixed `stride`, or a fixed
-        `speed` over phases of fixed durations (stride = speed · period, the period being the
-        phases' durations summed, twice that for a half cycle)."""
-        if self.stride is not None:
-            return self.stride.min if self.stride.fixed else None
-        if self.speed is not None and self.speed.fixed and all(ph.duration.fixed for ph in self.phases):
-            part = 0.5 if self.cycle == "half" else 1.0
-            return self.speed.min * (sum(ph.duration.min for ph in self.phases) / part)
-        return None
-
     def scaled_knots(self, factor: float) -> "Problem":
         """The same problem with every phase's knot count multiplied by factor (at least 2)."""
         if isinstance(factor, bool) or not isinstance(factor, Real) or not 0 < factor < float("inf"):

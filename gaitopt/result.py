@@ -174,7 +174,7 @@ def build_trajectory(tr, x: np.ndarray) -> tuple[Trajectory, dict]:
     names = [c.name for c in robot.contacts]
     dim = tr.force_dim
     nc = len(names)
-    stride = float(x[tr.globals["stride"].index].ravel()[0]) if "stride" in tr.globals else problem.fixed_stride
+    stride = float(x[tr.globals["stride"].index].ravel()[0]) if "stride" in tr.globals else problem.stride.min
     half = problem.cycle == "half"
 
     def forces(fvals, active):

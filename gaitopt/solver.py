@@ -16,7 +16,6 @@ import numpy as np
 
 from .assembly import Assembly
 from .interrupts import Interrupt, noted_sigint
-from .objective_scale import objective_option
 
 SUCCESS_STATUSES = ("Solve_Succeeded", "Solved_To_Acceptable_Level")
 
@@ -208,7 +207,7 @@ def ipopt_options(linear_solver: str, print_level: int, options: dict) -> dict:
 
 def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
               linear_solver: str = "mumps", x_scale=None, lam_g0=None, lam_x0=None,
-              interrupt=None, removed_gradient: float = 0.0) -> NlpSolution:
+              interrupt=None) -> NlpSolution:
     """Solve min f(x) s.t. lbg ≤ g(x) ≤ ubg, lbx ≤ x ≤ ubx with IPOPT.
 
     nlp: {"x", "f", "g"} SX expressions, or a gaitopt.assembly.Assembly (its functions with
@@ -219,8 +218,6 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     lam_g0 (ng,), lam_x0 (n,): starting multipliers in x's units (IPOPT reads them with
     `warm_start_init_point: yes`); the returned lam_x is in x's units too. interrupt: a
     gaitopt.interrupts.Interrupt of the caller's; noted before IPOPT starts, KeyboardInterrupt.
-    removed_gradient: the objective gradient entry a variable made a number had at x0, counted
-    in IPOPT's objective scaling as before (gaitopt.objective_scale; an Assembly only).
     Stats: iterations, wall and CPU time, time in function/derivative evaluations vs in IPOPT,
     setup time, NLP size.
     """
@@ -238,7 +235,6 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
         compiled = sorted(set(compiler.compiled)) if compiler is not None else []
         compile_s = compiler.compile_s if compiler is not None else 0.0
         x0, lbx, ubx = x0 / D, lbx / D, ubx / D
-        ipopt.update(objective_option(ipopt, derivatives["grad_f"], np.clip(x0, lbx, ubx), removed_gradient))
     elif x_scale is not None:
         xs = ca.SX.sym("x_scaled", len(x0))
         f, g = ca.Function("fg", [nlp["x"]], [nlp["f"], nlp["g"]])(ca.DM(D) * xs)

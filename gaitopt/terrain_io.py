@@ -218,8 +218,12 @@ def periodic_slope(problem) -> float:
 def part_distance(problem) -> float | None:
     """Base advance [m] over the optimised part (the full cycle, or half of it) when the problem
     fixes it (a fixed stride, or a fixed speed with fixed phase durations), else None."""
-    stride = problem.fixed_stride
-    return None if stride is None else (0.5 if problem.cycle == "half" else 1.0) * stride
+    part = 0.5 if problem.cycle == "half" else 1.0
+    if problem.stride is not None:
+        return part * problem.stride.min if problem.stride.fixed else None
+    if problem.speed is not None and problem.speed.fixed and all(p.duration.fixed for p in problem.phases):
+        return problem.speed.min * sum(p.duration.min for p in problem.phases)
+    return None
 
 
 def check_terrain(problem, robot) -> None:

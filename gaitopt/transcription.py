@@ -257,18 +257,12 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
     components = active_constraints(problem, robot) + list(constraints)
     bounds = _knot_bounds(ctx, components)
 
-    # global variables: the stride, then those of components (gear ratios), then the phases.
-    # A stride the problem fixes (a fixed stride, or a fixed speed over fixed durations) is a
-    # number: as a variable, every point's cost per metre divided by it gave its Hessian
-    # column an entry per torque, and on fine grids MUMPS then dropped its compressed 2×2
-    # ordering (docs/speed.md, "Dense columns of the KKT matrix"). A fixed speed whose stride
-    # the variable's bounds would refuse stays a variable (IPOPT reports the conflict, as
-    # before); a sideways gait may not advance along the body's x at all.
-    lo, hi = (problem.stride.min, problem.stride.max) if problem.stride else (0.0 if problem.sideways else 1e-3, 10.0)
-    fixed = problem.fixed_stride
-    if fixed is not None and (problem.stride is not None or lo <= fixed <= hi):
-        ctx.stride = ca.SX(fixed)
+    # global variables: the stride, then those of components (gear ratios), then the phases
+    if problem.stride is not None and problem.stride.fixed:
+        ctx.stride = ca.SX(problem.stride.min)
     else:
+        # a sideways gait may not advance along the body's x at all
+        lo, hi = (problem.stride.min, problem.stride.max) if problem.stride else (0.0 if problem.sideways else 1e-3, 10.0)
         ctx.globals["stride"] = B.var("stride", (1, 1), lo, hi)
         ctx.stride = ctx.globals["stride"].sym
     ctx.gears = [a.gear_ratio for a in ctx.actuators]

@@ -116,13 +116,6 @@ def cases():
 RERECORDED = {name: "2026-11-24: absolute power integrated exactly on the interpolant (Simpson / Boole "
               "power nodes, gaitopt.collocation.PowerNode): more slack variables and power_split rows"
               for name in ("titan8_crawl", "static_abs_power_torque_rate", "static_hs_abs_power_torque_rate")}
-STRIDE_NUMBER = ("2026-11-25: a fixed speed over phases of fixed durations fixes the stride, now the number "
-                 "speed · period instead of a variable held by the speed row (Problem.fixed_stride): one "
-                 "variable and the speed row fewer, the periodicity rows one Jacobian entry each fewer where "
-                 "they shifted base_x by it; same optimum (solo12_trot 0.34243497384 -> 0.34243497375, "
-                 "titan8_crawl 1.00426986622 -> 1.00426986619)")
-RERECORDED.update({name: "; ".join(filter(None, [RERECORDED.get(name), STRIDE_NUMBER]))
-                   for name in ("solo12_trot", "titan8_crawl")})
 
 
 def record(names=None) -> None:

@@ -232,9 +232,7 @@ class CycleGauge(Constraint):
 
 
 class Speed(Constraint):
-    """Speed: stride / period = speed [m/s] (problem `speed`: fixed, or a band as two rows ≥ 0).
-    No row where a fixed speed over phases of fixed durations fixed the stride: it is then the
-    number speed · period (`Problem.fixed_stride`), not a variable."""
+    """Speed: stride / period = speed [m/s] (problem `speed`: fixed, or a band as two rows ≥ 0)."""
 
     term = "speed"
     where = ("cycle",)
@@ -245,8 +243,6 @@ class Speed(Constraint):
 
     def add_cycle(self, ctx):
         speed = ctx.problem.speed
-        if ctx.problem.stride is None and "stride" not in ctx.globals:
-            return  # the fixed speed made the stride a number (gaitopt.transcription.transcribe)
         if speed.fixed:
             ctx.builder.con(self.term, "cycle", ctx.stride - speed.min * ctx.period)
         else:
