@@ -10,24 +10,19 @@ each; a negative margin is a violation.
 from __future__ import annotations
 
 import numpy as np
-import pinocchio as pin
 
 from .constraints.kinematics import (attitude_bands, base_height_band, foot_boxes, foot_yaw_band, knee_margin,
                                      robot_kinematics, separation_minima, setting, sole_headings,
                                      standing_sole_headings, upper_body_band, upper_body_joints)
+from .quantities import contact_points
 from .terrain_io import base_height_above_ground
 from .legs import in_base_frame
 
 
 def _contact_positions(robot, q_samples) -> np.ndarray:
-    """(n, 3, nc) world positions of the contact points (robot.contacts order) at each posture."""
-    model, data = robot.model, robot.model.createData()
-    out = []
-    for q in q_samples:
-        pin.forwardKinematics(model, data, q)
-        pin.updateFramePlacements(model, data)
-        out.append(np.stack([data.oMf[c.frame_id].act(np.asarray(c.point, float)) for c in robot.contacts], axis=1))
-    return np.array(out).reshape(len(q_samples), 3, len(robot.contacts))
+    """(n, 3, nc) world positions of the contact points (robot.contacts order) at each posture:
+    `gaitopt.quantities.contact_points`, one (3, nc) column block per posture."""
+    return contact_points(robot, q_samples).transpose(0, 2, 1)
 
 
 def _feet_in_base(robot, q_samples, pos) -> dict:
@@ -100,13 +95,14 @@ def feasibility_margins(q, robot, problem, t=None, period: float | None = None) 
         height = base_height_above_ground(problem, robot, q)
         report["base_height"] = float(min((height - band[0]).min(), (band[1] - height).min()))
 
-    angles = {c: q[:, robot.index(c)] for c in attitude_bands(problem, robot)}
+    bands = attitude_bands(problem, robot)
+    angles = {c: q[:, robot.index(c)] for c in bands}
     if problem.yaw_rate and "base_yaw" in angles:
         if t is None or period is None:
             raise ValueError("a turning gait's yaw band needs the times t and the period")
         angles["base_yaw"] = angles["base_yaw"] - problem.yaw_rate * (np.asarray(t, float) - period / 2)
     out = {c.removeprefix("base_"): float(min((angles[c] - lo).min(), (hi - angles[c]).min()))
-           for c, (lo, hi) in attitude_bands(problem, robot).items()}
+           for c, (lo, hi) in bands.items()}
     if out:
         report["base_attitude"] = out
 

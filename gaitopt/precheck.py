@@ -60,6 +60,27 @@ def _flight_without_floating_base(problem, robot, schedule) -> None:
                              "to fly with", file=problem.source, field="gait.phases")
 
 
+def _expanded_durations(problem) -> list:
+    """The shortest duration [s] of each phase of the expanded cycle (schedule.expanded's order:
+    a half cycle's phases twice)."""
+    return [ph.duration.min for ph in problem.phases] * (2 if problem.cycle == "half" else 1)
+
+
+def _cyclic_runs(flags: list) -> list:
+    """The maximal runs of consecutive True entries of `flags` around the cycle (a run may wrap
+    past the end), each a list of indices, in order from its first; [] when every entry is True
+    or none is."""
+    n = len(flags)
+    runs = []
+    for start in range(n):
+        if flags[start] and not flags[start - 1]:  # a run's first entry (index −1 wraps)
+            run = [start]
+            while flags[(run[-1] + 1) % n] and len(run) < n:
+                run.append((run[-1] + 1) % n)
+            runs.append(run)
+    return runs
+
+
 def _flight_out_of_reach(problem, robot, schedule) -> None:
     """A flight of T seconds (consecutive flight phases of the expanded cycle, at their shortest
     durations) carries the centre of mass along a parabola z(t) = z₀ + ż₀ t − g t²/2, whose
@@ -76,21 +97,16 @@ def _flight_out_of_reach(problem, robot, schedule) -> None:
     if (band is None or problem.slope or problem.terrain is not None or problem.limb_lengths is not None
             or not any(not ph.active for ph in schedule.phases)):
         return
-    part = 0.5 if problem.cycle == "half" else 1.0
-    durations = [ph.duration.min for ph in problem.phases] * (2 if part == 0.5 else 1)
+    durations = _expanded_durations(problem)
     flying = [all(m == "swing" for m in modes.values()) for modes, _ in schedule.expanded]
-    n_exp = len(flying)
     allowed = band[1] - band[0] + 2.0 * _com_offset_bound(robot)
     g = float(np.linalg.norm(robot.model.gravity.linear))
-    for start in range(n_exp):
-        if not flying[start] or flying[(start - 1) % n_exp]:
-            continue  # not the first phase of a flight
-        T, n, i = 0.0, 0, start
-        while flying[i % n_exp] and i < start + n_exp:
-            T, n, i = T + durations[i % n_exp], n + schedule.expanded[i % n_exp][1], i + 1
+    for run in _cyclic_runs(flying):
+        T = sum(durations[i] for i in run)
+        n = sum(schedule.expanded[i][1] for i in run)
         rise = (1.0 - 1.0 / n ** 2) * g * T ** 2 / 8.0
         if rise > 1.1 * allowed + 0.005:  # margin: the trapezoid's knots follow the parabola to O(h²)
-            name = problem.phases[start % len(problem.phases)].name
+            name = problem.phases[run[0] % len(problem.phases)].name
             t_max = np.sqrt(8.0 * (1.1 * allowed + 0.005) / (g * (1.0 - 1.0 / n ** 2)))
             raise InputError(f"a flight of {T:.3g} s (from phase {name!r}) moves the centre of mass {rise:.3g} m up and "
                              f"down (g T²/8); the base height band {band[0]:.3g}–{band[1]:.3g} m and the legs allow at "
@@ -370,18 +386,11 @@ def _turn_beyond_planted_soles(problem, robot, schedule) -> None:
         return
     body = bands["base_yaw"][1]
     allowed = 2.0 * (foot_yaw_band(problem, robot) + body)
-    durations = [ph.duration.min for ph in problem.phases]
-    n = len(schedule.expanded)
+    durations = _expanded_durations(problem)
     for foot in feet:
         points = set(robot.feet[foot].contacts)
         planted = [len(points.intersection(active_points(robot, modes))) >= 2 for modes, _ in schedule.expanded]
-        if all(planted) or not any(planted):
-            continue
-        start = next(i for i in range(n) if planted[i] and not planted[i - 1])
-        longest = run = 0.0
-        for i in range(start, start + n):  # around the cycle from a touchdown
-            run = run + durations[i % n] if planted[i % n] else 0.0
-            longest = max(longest, run)
+        longest = max((sum(durations[i] for i in run) for run in _cyclic_runs(planted)), default=0.0)
         turn = abs(problem.yaw_rate) * longest
         if turn > allowed + 1e-9:
             raise InputError(f"turning at {problem.yaw_rate:g} rad/s, foot {foot!r} stands planted {longest:.3g} s while "

@@ -236,10 +236,16 @@ def surface_friction_ratio(surface, points, forces) -> np.ndarray:
 
 
 def contact_points(robot, q_samples) -> np.ndarray:
-    """(T, nc, 3) world positions [m] of the robot's contact points at each q (T, nq)."""
-    poses = Poses(robot)
-    return np.array([poses.evaluate(q)["contacts"] for q in np.asarray(q_samples, float)]).reshape(
-        len(q_samples), len(robot.contacts), 3)
+    """(T, nc, 3) world positions [m] of the robot's contact points at each q (T, nq): the
+    points of `Poses.evaluate`, without its joints and centre of mass (gaitopt.feasibility runs
+    this at every knot of every solve)."""
+    model, data = robot.model, robot.model.createData()
+    out = np.empty((len(q_samples), len(robot.contacts), 3))
+    for k, q in enumerate(np.asarray(q_samples, float)):
+        pin.forwardKinematics(model, data, q)
+        pin.updateFramePlacements(model, data)
+        out[k] = [data.oMf[c.frame_id].act(c.point) for c in robot.contacts]
+    return out
 
 
 def ground_frames(surface, points) -> tuple:

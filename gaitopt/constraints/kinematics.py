@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import casadi as ca
 import numpy as np
-import pinocchio as pin
 
 from ..errors import InputError
 from ..legs import base_origin, base_rotation, leg_geometry
+from ..quantities import contact_points
 from ..terrain_io import periodic_slope
 from .base import Constraint
 
@@ -149,10 +149,8 @@ def sole_headings(robot, q, pos) -> dict:
 def standing_sole_headings(robot) -> dict:
     """foot → (ψ0 [rad], ℓ [m]): each sole's yaw relative to the base's at the standing posture
     and the horizontal length of its heel-to-toe vector there (FootYaw's centre and scale)."""
-    model, data, q = robot.model, robot.model.createData(), robot.standing_q
-    pin.forwardKinematics(model, data, q)
-    pin.updateFramePlacements(model, data)
-    pos = np.stack([data.oMf[c.frame_id].act(np.asarray(c.point, float)) for c in robot.contacts], axis=1)
+    q = robot.standing_q
+    pos = contact_points(robot, [q])[0].T
     return {foot: (float(np.arctan2(b, a)), float(np.hypot(a, b)))
             for foot, (a, b) in sole_headings(robot, q, pos).items()}
 
