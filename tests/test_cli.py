@@ -313,3 +313,19 @@ def test_robot_lists_the_urdf_limits_beside_the_actuators(capsys):
     assert main(["robot", "hexapod"]) == 0
     line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.strip().startswith("L1_femur:"))
     assert "torque limit 1.5 N·m" in line and "URDF effort 1.5 N·m, velocity 6.18 rad/s" in line, line
+
+
+def test_no_iterative_refinement_by_default_same_path():
+    """gaitopt asks IPOPT for no iterative refinement of a KKT solve unless its residual needs it
+    (min_refinement_steps 0; IPOPT refines once by default): on the static walk both take the same
+    iterations to the same optimum (docs/speed.md, "Eleventh session")."""
+    import gaitopt as go
+
+    problem = go.load_problem(STATIC)
+    ours = go.solve(problem, print_level=0)
+    assert ours.stats["ipopt_options"]["min_refinement_steps"] == 0
+    refined = go.solve(problem.replace(solver={"options": {"min_refinement_steps": 1}}), print_level=0)
+    assert ours.success and refined.success
+    assert ours.stats["iterations"] == refined.stats["iterations"]
+    assert ours.cost == pytest.approx(refined.cost, rel=1e-9)
+    assert np.max(np.abs(ours.x - refined.x)) < 1e-6

@@ -611,3 +611,21 @@ def test_command_start_up_collector_and_blas_threads():
     mine = subprocess.run([sys.executable, "-c", code, "/usr/local/bin/gaitopt"],
                           env=dict(env, OPENBLAS_NUM_THREADS="2"), capture_output=True, text=True, timeout=120)
     assert mine.stdout.split()[-1] == "2", mine.stderr[-800:]
+
+
+def test_editable_install_adds_a_path_not_an_import_hook():
+    """README's `pip install -e .` puts the repository on sys.path (pyproject's package-dir): no
+    import hook module is loaded at every Python start-up (its imports cost ~10 ms of each
+    `gaitopt` command; docs/speed.md). Checked where gaitopt is installed editable, as README and
+    CI install it."""
+    import importlib.metadata as md
+
+    # (a checkout's gaitopt.egg-info, which setuptools leaves beside the package, lists no files)
+    files = [f for d in md.distributions(name="gaitopt") for f in (d.files or [])]
+    pth = [f for f in files if f.name.endswith(".pth")]
+    if not pth:
+        pytest.skip("gaitopt is not installed editable here (a wheel, or a checkout on PYTHONPATH)")
+    hooks = [f for f in files if "editable" in f.name and f.name.endswith(".py")]
+    assert not hooks, f"the editable install loads an import hook: {hooks}"
+    line = pth[0].read_text().strip()
+    assert not line.startswith("import") and Path(line).resolve() == ROOT.resolve(), line
