@@ -118,12 +118,14 @@ def _cmd_compile(args) -> int:
         # this command has no solver.codegen to set: name what to fix (the compiler, the cache)
         what = "GAITOPT_CACHE" if "GAITOPT_CACHE" in err.message else "CC"
         raise InputError(err.message, file=args.problem, field=f"${what}") from None
+    # (the robot's dynamics functions are kept there too, serialized: gaitopt.function_store)
     if not blocks:
-        print(f"gaitopt: nothing to compile: no shared function of {problem.robot} is large enough to gain")
+        print(f"gaitopt: nothing to compile: no shared function of {problem.robot} is large enough to gain; "
+              "its dynamics functions are kept in the cache")
         return EXIT_OK
     made = f"{seconds:.1f} s compiling" if seconds else "all were there already"
-    print(f"in the cache ({made}): {', '.join(sorted(set(blocks)))}; later set-ups of {problem.robot} load them "
-          "(solver.codegen: auto, the default)")
+    print(f"in the cache ({made}): {', '.join(sorted(set(blocks)))}, and {problem.robot}'s dynamics functions; "
+          f"later set-ups of {problem.robot} load them (solver.codegen: auto, the default)")
     return EXIT_OK
 
 

@@ -122,6 +122,19 @@ class Kinematics:
         self.liR, self.lip = liR, lip
 
 
+def _stored(build):
+    """A cached_property whose Function a SymbolicDynamics loads from its `store`
+    (gaitopt.function_store: the same Function, kept on disk by the model's content) when it has
+    one, else builds. Subclasses (LimbDynamics: functions of extra inputs) always build."""
+    def get(self):
+        if self.store is None or type(self) is not SymbolicDynamics:
+            return build(self)
+        return self.store.function(build.__name__, lambda: build(self))
+
+    get.__name__, get.__doc__ = build.__name__, build.__doc__
+    return cached_property(get)
+
+
 class SymbolicDynamics(ContactRows):
     """CasADi functions of one Pinocchio model's dynamics.
 
@@ -132,6 +145,8 @@ class SymbolicDynamics(ContactRows):
 
     def __init__(self, model: pin.Model, contacts=()):
         self.model = model
+        # a gaitopt.function_store.FunctionStore of this model, or None: every Function built here
+        self.store = None
         self.nv = model.nv
         self.contacts = [(int(fid), np.asarray(pt, dtype=float)) for fid, pt in contacts]
         self.nc = len(self.contacts)
@@ -324,14 +339,14 @@ class SymbolicDynamics(ContactRows):
     def _fn(self, name, inputs, outputs, in_names, out_names):
         return ca.Function(name, inputs, outputs, in_names, out_names)
 
-    @cached_property
+    @_stored
     def inverse_dynamics(self) -> ca.Function:
         """(q, v, a, f) → τ (nv,): τ = M a + C + G − Σ_c J_cᵀ f_c, f (3·nc,) world forces [N]."""
         q, v, a, f = self._q, self._v, self._a, self._f
         return self._fn("inverse_dynamics", [q, v, a, f], [self.rnea_expr(q, v, a, f)],
                         ["q", "v", "a", "f"], ["tau"])
 
-    @cached_property
+    @_stored
     def rigid_inverse_dynamics(self) -> ca.Function:
         """(q, v, a, f) → `inverse_dynamics` without the armature term (nv,): the links' dynamics
         alone, the same for every gear ratio and motor of the robot (a gear sweep's cases share
@@ -340,13 +355,13 @@ class SymbolicDynamics(ContactRows):
         return self._fn("rigid_inverse_dynamics", [q, v, a, f], [self.rnea_expr(q, v, a, f, armature=False)],
                         ["q", "v", "a", "f"], ["tau"])
 
-    @cached_property
+    @_stored
     def rnea(self) -> ca.Function:
         """(q, v, a) → τ (nv,) without contact forces (Pinocchio's rnea)."""
         q, v, a = self._q, self._v, self._a
         return self._fn("rnea", [q, v, a], [self.rnea_expr(q, v, a)], ["q", "v", "a"], ["tau"])
 
-    @cached_property
+    @_stored
     def mass_matrix(self) -> ca.Function:
         """q → M(q) (nv×nv), the Jacobian of the gravity-free, velocity-free RNEA in a."""
         q, a = self._q, self._a
@@ -362,7 +377,7 @@ class SymbolicDynamics(ContactRows):
         forces = ca.SX.zeros(3 * self.nc) if forces is None else forces
         return self._mass_times(q, dv, forces)
 
-    @cached_property
+    @_stored
     def _mass_times(self) -> ca.Function:
         # a Function (not the bare expression) so that subclasses' extra inputs are filled the
         # way every other function's are (LimbDynamics: the limb scale)
@@ -370,7 +385,7 @@ class SymbolicDynamics(ContactRows):
         return self._fn("mass_times", [q, dv, f], [self.rnea_expr(q, None, dv, f, gravity=False)],
                         ["q", "dv", "f"], ["tau"])
 
-    @cached_property
+    @_stored
     def bias_forces(self) -> ca.Function:
         """(q, v) → C(q, v) + G(q) (nv,) (Pinocchio's nonLinearEffects)."""
         q, v = self._q, self._v
@@ -402,7 +417,7 @@ class SymbolicDynamics(ContactRows):
         dp = self.point_expr(kin, frame_id, point, 1)
         return self._fn("point_jacobian", [q], [ca.jacobian(dp, v)], ["q"], ["J"])
 
-    @cached_property
+    @_stored
     def contact_kinematics(self) -> ca.Function:
         """(q, v, a) → (p, ṗ, p̈), each 3×nc: all contact points, world frame."""
         q, v, a = self._q, self._v, self._a
@@ -411,7 +426,7 @@ class SymbolicDynamics(ContactRows):
         out = [ca.horzcat(*c) if c else ca.SX(3, 0) for c in cols]
         return self._fn("contact_kinematics", [q, v, a], out, ["q", "v", "a"], ["p", "dp", "ddp"])
 
-    @cached_property
+    @_stored
     def contact_jacobian(self) -> ca.Function:
         """q → J (3·nc × nv): stacked world-aligned point Jacobians of all contact points."""
         q, v = self._q, self._v
@@ -419,14 +434,14 @@ class SymbolicDynamics(ContactRows):
         dp = ca.vertcat(*[self.point_expr(kin, fid, pt, 1) for fid, pt in self.contacts])
         return self._fn("contact_jacobian", [q], [ca.jacobian(dp, v)], ["q"], ["J"])
 
-    @cached_property
+    @_stored
     def com(self) -> ca.Function:
         """(q, v) → (c (3,), ċ (3,)): centre of mass position [m] and velocity [m/s]."""
         q, v = self._q, self._v
         c, vc = self._com_terms(self.kinematics(q, v), True)
         return self._fn("com", [q, v], [c, vc], ["q", "v"], ["com", "vcom"])
 
-    @cached_property
+    @_stored
     def kinetic_energy(self) -> ca.Function:
         """(q, v) → T = ½ Σ_i v_iᵀ I_i v_i + ½ Σ_j armature_j v_j² [J] (bodies and reflected
         rotor inertias, as Pinocchio's computeKineticEnergy)."""
@@ -441,14 +456,14 @@ class SymbolicDynamics(ContactRows):
         T += 0.5 * ca.dot(ca.DM(arm), v ** 2)
         return self._fn("kinetic_energy", [q, v], [T], ["q", "v"], ["T"])
 
-    @cached_property
+    @_stored
     def potential_energy(self) -> ca.Function:
         """q → V = Σ_i m_i g z_com,i [J] (zero at z = 0, g = 9.81 m/s²)."""
         q = self._q
         c, _ = self._com_terms(self.kinematics(q), False)
         return self._fn("potential_energy", [q], [self.total_mass * GRAVITY * c[2]], ["q"], ["V"])
 
-    @cached_property
+    @_stored
     def centroidal_momentum(self) -> ca.Function:
         """(q, v) → h_G (6,): linear momentum [kg·m/s] and angular momentum about the CoM
         [kg·m²/s], world axes (Pinocchio's computeCentroidalMomentum)."""

@@ -27,6 +27,7 @@ from .collocation import METHODS
 from .constraints import Context, Terrain, VariableBounds, active_constraints
 from .terrain_io import check_terrain, surface_of
 from .dynamics import SymbolicDynamics
+from .function_store import robot_function_store
 from .errors import InputError
 from .assembly import Assembly
 from .nlp import Layout, NlpBuilder
@@ -250,6 +251,8 @@ def transcribe(problem, robot, dynamics: SymbolicDynamics | None = None, constra
     extra = user_costs(costs)
     if dynamics is None:
         dynamics = SymbolicDynamics.of_robot(robot)
+        if problem.solver.codegen is not False:  # the robot's functions from the cache (gaitopt.function_store)
+            dynamics.store = robot_function_store(dynamics, write=problem.solver.codegen is True)
     B = NlpBuilder()
     ctx = Context(problem, robot, Schedule(robot, problem), dynamics, METHODS[problem.transcription], B,
                   Terrain(problem.slope, surface_of(problem)))
