@@ -79,9 +79,10 @@ def _cmd_solve(args) -> int:
     _check_output_dir(args.output)  # bad input before the solve, not a traceback after it
     print(f"gaitopt: solving {args.problem} ({problem.robot}, {sum(p.knots for p in problem.phases)} "
           f"intervals, {problem.transcription})", flush=True)
+    codesign = problem.limb_lengths is not None or bool(problem.design)
+    if codesign:  # the Result's robot then has the optimal legs, gears
+        from .codesign import optimal_gears, optimal_limb_ratio, solve  # why: co-design only where asked
     try:
-        if problem.limb_lengths is not None or problem.design:  # the Result's robot then has the optimal legs, gears
-            from .codesign import solve  # why: co-design only for the problems that ask for it
         result = solve(problem, print_level=args.print_level)
     except InputError as err:
         if err.file is None:  # e.g. an unknown robot: name the problem file (exit-code contract)
@@ -90,8 +91,6 @@ def _cmd_solve(args) -> int:
     with _writing():
         paths = save(result, args.output)
     print(result.summary())
-    if problem.design or problem.limb_lengths is not None:
-        from .codesign import optimal_gears, optimal_limb_ratio
     if problem.design:
         print("optimal gear ratios: " + ", ".join(f"{k} {v:.4g}" for k, v in optimal_gears(result).items()))
     if problem.limb_lengths is not None and result.success:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .dynamics import GRAVITY  # the dynamics' g, not a second literal
 from .penetration import TOLERANCE  # [m] the same 2 mm the swing check allows
 
 FRICTION_TOLERANCE = 0.05  # friction use above 1 + this is reported (the solver's tolerance is far below)
@@ -59,7 +60,7 @@ def stance_gaps(result) -> StanceGap | None:
     feet = {}
     for ci, c in enumerate(robot.contacts):
         feet.setdefault(c.foot, []).append(ci)
-    load = LOAD_SHARE * robot.total_mass * 9.81
+    load = LOAD_SHARE * robot.total_mass * GRAVITY
     steps = getattr(surface, "kind", "") == "steps"
     worst = {"height": None, "friction": None, "two_treads": None}
 
