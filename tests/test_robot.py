@@ -25,6 +25,7 @@ EXPECTED_MASS = {
     "solo12": (2.5, 1e-5),         # ODRI hardware 2.5 kg; the URDF sums to 2.5000028 kg
     "anymal_c": (52.13485, 1e-5),  # README: the URDF's total (anymal_c_simple_description)
     "bolt": (1.253878, 1e-6),      # README: the URDF's total
+    "go2": (16.085, 1e-6),         # README: the URDF's total (go2_description, rotor links included)
     "rabbit": (32.0, 1e-9),        # README: torso 12 + 2 x femur 6.8 + 2 x tibia 3.2 kg (Chevallereau et al. 2003)
     # HOAP-2: Table 3 of the EPFL thesis gives 7.0256448 kg as the sum WITHOUT the two hand
     # (ARM_JOINT5) links; the URDF holds the hands (total 7.1200448 kg). Checked as the model's
