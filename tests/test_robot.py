@@ -223,6 +223,15 @@ BAD = {
     "name_not_folder": ("name: toy", "name: other", "name"),
     "feet_no_geometry": ("{frame: left_foot, point: [0.0, 0.0, 0.0]}", "{frame: left_foot}", "feet.left"),
     "unknown_foot_key": ("point: [0.0, 0.0, 0.0]}\n  right", "point: [0.0, 0.0, 0.0], size: 1}\n  right", "feet.left.size"),
+    # a knee's bend sign against its standing angle (a new user's Go2 with one calf's sign
+    # flipped: it loaded, and the solve blamed the problem file's constraints), and against a
+    # range with no angle on the bend side (standing on the stop, at straight)
+    "knee_bend_against_standing": ("actuators:\n", "standing:\n  joints: {left_hip: 0.5, right_hip: 0.5}\n"
+                                   "kinematics:\n  knees: {left_hip: {bend: -1}, right_hip: {bend: -1}}\nactuators:\n",
+                                   "kinematics.knees.left_hip.bend"),
+    "knee_bend_no_range": ("actuators:\n", "standing:\n  joints: {left_hip: 1.0, right_hip: 1.0}\n"
+                           "kinematics:\n  knees: {left_hip: {bend: 1, straight: 1.0}}\nactuators:\n",
+                           "kinematics.knees.left_hip.bend"),
 }
 
 
