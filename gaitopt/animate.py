@@ -139,9 +139,15 @@ def _frames(result, fps, cycles, view, force_scale):
 
 
 def _side_names(robot) -> str:
-    """'; blue: left, green: right' naming the first mirror pair of feet ('' without one)."""
-    pairs = [(f, p) for f, p in (robot.mirror.foot_pairs.items() if robot.mirror else ()) if f != p]
-    return f"; blue: {pairs[0][0]}, green: {pairs[0][1]}" if pairs else ""
+    """'; blue: FL, RL; green: FR, RR': the first and the second foot of every mirror pair (the
+    colours of `Poses.segment_sides`), '' without a pair. Naming only the first pair told a
+    quadruped's user that blue was FL alone while RL was drawn blue too."""
+    pairs = robot.mirror.foot_pairs if robot.mirror else {}
+    order = list(pairs)  # insertion order: each pair's first foot before its partner
+    first = [f for f, p in pairs.items() if f != p and order.index(f) < order.index(p)]
+    if not first:
+        return ""
+    return f"; blue: {', '.join(first)}; green: {', '.join(pairs[f] for f in first)}"
 
 
 def _set(line, xyz, view):

@@ -94,6 +94,9 @@ class Result:
         binding = self.binding_rules()
         if binding:  # the gait is what these bands let it be (docs/feasibility.md)
             lines.append("at a feasibility band's edge: " + _grouped(binding))
+        stops = joints_at_position_limits(self)
+        if stops:  # as much a decision of the gait as a band, and only a 1e-8 "violation" above
+            lines.append("at a joint's position limit: " + _grouped(stops))
         hint = failure_hint(self)
         if hint:
             lines.append(hint)
@@ -116,6 +119,26 @@ def _binding(result) -> list:
     from .feasibility import result_binding_rules  # why: forward kinematics, only when summarised
 
     return result_binding_rules(result)
+
+
+def joints_at_position_limits(result, tol: float = 1e-4) -> list:
+    """Where the optimum rests on a joint's position limit (robot.yaml / URDF) at some knot,
+    within tol [rad or m]: ["upper.FL_calf_joint", "lower.RL_hip_joint", …] (limit, joint), [] for
+    a failed solve or with constraints.joint_limits off. The feasibility line does not name these,
+    and the worst-violations line shows them as 1e-8 "violations": a new user's Go2 trot stood on
+    its calves' −0.838 rad stops (the knee cannot straighten further) with only that to tell."""
+    traj = getattr(result, "trajectory", None)
+    constraints = getattr(getattr(result, "problem", None), "constraints", None)
+    if not result.success or traj is None or not getattr(constraints, "joint_limits", False):
+        return []
+    robot = result.robot
+    nb = len(robot.base_coordinates)
+    q = np.concatenate([p.q for p in traj.phases])[:, nb:]  # knots: where the bounds hold
+    lower, upper = robot.lower[nb:], robot.upper[nb:]
+    out = []
+    for side, at in (("upper", q.max(axis=0) >= upper - tol), ("lower", q.min(axis=0) <= lower + tol)):
+        out += [f"{side}.{name}" for name, hit in zip(robot.joints, at) if hit]
+    return out
 
 
 def _grouped(names) -> str:

@@ -196,7 +196,7 @@ def _load_robot(name_or_path, base, search) -> Robot:
     check_heel_behind_toe(f, model, standing_q, feet, contacts)
     warn_if_soles_locked(f, model, standing_q, contacts)
     check_mirror(f, model, mirror, contacts, size)
-    kinematics = _kinematics(f, coord)
+    kinematics = _kinematics(f, coord, model, standing_q)
     f.raw("sources", None)
     f.done(ROBOT_KEYS)
     if name != folder.name:
@@ -397,10 +397,11 @@ def _warn_if_stalled(actuators: dict, source) -> None:
                   "(resistance in Ω, voltage in V)", stacklevel=2)
 
 
-def _kinematics(f: Fields, coord) -> dict:
+def _kinematics(f: Fields, coord, model, standing_q) -> dict:
     """robot.yaml `kinematics`: the robot's own settings of the kinematic feasibility
     constraints (gaitopt.constraints.kinematics), in the problem file's forms, plus
-    `knees: {JOINT: {bend: 1 | -1, straight: rad}}` (knee-type joints and the side they bend to)."""
+    `knees: {JOINT: {bend: 1 | -1, straight: rad}}` (knee-type joints and the side they bend to;
+    the standing angle and the joint's range must lie on that side, `_check_bend`)."""
     kf = f.mapping("kinematics", {}, allowed=list(KINEMATICS_KEYS))
     out = {}
     if kf.has("knees"):
@@ -416,6 +417,7 @@ def _kinematics(f: Fields, coord) -> dict:
                               f"{_short_repr(bend, 40)}", allowed="1, -1")
             out["knees"][str(joint)] = {"bend": float(bend), "straight": number(k, "straight", 0.0)}
             _within_a_turn(k, "straight", out["knees"][str(joint)]["straight"], "knee angles")
+            _check_bend(k, coord.index(joint), out["knees"][str(joint)], model, standing_q)
             k.done(["bend", "straight"])
     # the other keys have the problem file's forms: read by the same decoder
     try:
@@ -427,6 +429,22 @@ def _kinematics(f: Fields, coord) -> dict:
     out.update(settings)
     kf.done(KINEMATICS_KEYS)
     return out
+
+
+def _check_bend(k: Fields, i: int, knee: dict, model, standing_q) -> None:
+    """Refuse a knee whose `bend` sign contradicts the robot: the standing angle bent to the
+    other side of `straight`, or a joint range with no room on the bend side. A flipped sign
+    was otherwise blamed at the solve on the problem file's `constraints` ("the position
+    bounds leave no room"), where there is nothing to fix (a new user's Go2 trial)."""
+    bend, straight = knee["bend"], knee["straight"]
+    q, lo, hi = float(standing_q[i]), float(model.lowerPositionLimit[i]), float(model.upperPositionLimit[i])
+    other = -int(bend)
+    if bend * (q - straight) < 0:
+        raise k.error("bend", f"{int(bend)}, but the standing angle {q:.6g} rad is bent to the other side of "
+                      f"straight ({straight:.6g} rad)", allowed=f"{other}, or standing angles on the bend side")
+    if bend * ((hi if bend > 0 else lo) - straight) <= 0:
+        raise k.error("bend", f"{int(bend)}, but the joint's range [{lo:.6g}, {hi:.6g}] rad has no angle bent that "
+                      f"way from straight ({straight:.6g} rad)", allowed=f"{other}, or a range on the bend side")
 
 
 def _standing(f: Fields, model, coord, base, contacts):

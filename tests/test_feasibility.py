@@ -4,6 +4,7 @@ trajectory by numeric forward kinematics (gaitopt.feasibility), not from the NLP
 problems that cannot be solved are refused before solving (gaitopt.precheck)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -76,6 +77,25 @@ def test_binding_rules_name_the_bands_the_optimum_presses_on(solo12_on, tmp_path
     assert json.loads((tmp_path / "out" / "result.json").read_text())["binding_rules"] == rules
     assert binding_rules({"foot_range": {"FL": 0.02, "FR": 5e-5}, "knee_margin": -0.1, "upper_body": 0.3}) \
         == ["foot_range.FR", "knee_margin"]
+
+
+def test_summary_names_the_joints_resting_on_a_position_limit():
+    """A joint at its position limit decides the gait as a band does: the summary says so. The
+    Go2 trot with gaitopt's default bands stands on its calves' URDF stops (−0.838 rad, the knee
+    cannot straighten further); the shipped file's own bands keep them off; with
+    constraints.joint_limits off nothing is named (a new user's Go2 trial saw only
+    'worst violations: joint_limits 1.44e-08')."""
+    from gaitopt.result import joints_at_position_limits
+    defaults = {"constraints.base_height": None, "constraints.base_attitude": None, "constraints.foot_range": None}
+    on_stops, _ = _solve("go2_trot", defaults, scale=1)
+    calves = [f"upper.{leg}_calf_joint" for leg in ("FL", "FR", "RL", "RR")]
+    assert joints_at_position_limits(on_stops) == calves
+    assert ("at a joint's position limit: upper (FL_calf_joint, FR_calf_joint, RL_calf_joint, RR_calf_joint)"
+            in on_stops.summary())
+    shipped, _ = _solve("go2_trot", scale=1)
+    assert joints_at_position_limits(shipped) == [] and "position limit" not in shipped.summary()
+    off = dataclasses.replace(on_stops, problem=on_stops.problem.replace(constraints={"joint_limits": False}))
+    assert joints_at_position_limits(off) == []
 
 
 def test_solo12_between_knots(solo12_on):

@@ -235,6 +235,16 @@ def test_legs_are_coloured_by_side(robot_name):
 
 
 @pytest.mark.fast
+@pytest.mark.parametrize("robot_name, title", [("biped7", "; blue: left; green: right"),
+                                               ("solo12", "; blue: FL, HL; green: FR, HR"),
+                                               ("hexapod", "; blue: L1, L2, L3; green: R1, R2, R3")])
+def test_animation_title_names_every_foot_of_each_colour(robot_name, title):
+    """The title names the feet of every leg drawn blue and green, not only the first pair's
+    (a new user's Go2 trial: 'blue: FL, green: FR' while RL and RR were drawn too)."""
+    assert A._side_names(go.load_robot(robot_name)) == title
+
+
+@pytest.mark.fast
 def test_animation_bad_input(results, tmp_path):
     res = results["biped"]
     with pytest.raises(InputError, match="allowed: .gif, .mp4"):

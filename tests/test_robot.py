@@ -25,6 +25,7 @@ EXPECTED_MASS = {
     "solo12": (2.5, 1e-5),         # ODRI hardware 2.5 kg; the URDF sums to 2.5000028 kg
     "anymal_c": (52.13485, 1e-5),  # README: the URDF's total (anymal_c_simple_description)
     "bolt": (1.253878, 1e-6),      # README: the URDF's total
+    "go2": (16.085, 1e-6),         # README: the URDF's total (go2_description, rotor links included)
     "rabbit": (32.0, 1e-9),        # README: torso 12 + 2 x femur 6.8 + 2 x tibia 3.2 kg (Chevallereau et al. 2003)
     # HOAP-2: Table 3 of the EPFL thesis gives 7.0256448 kg as the sum WITHOUT the two hand
     # (ARM_JOINT5) links; the URDF holds the hands (total 7.1200448 kg). Checked as the model's
@@ -222,6 +223,15 @@ BAD = {
     "name_not_folder": ("name: toy", "name: other", "name"),
     "feet_no_geometry": ("{frame: left_foot, point: [0.0, 0.0, 0.0]}", "{frame: left_foot}", "feet.left"),
     "unknown_foot_key": ("point: [0.0, 0.0, 0.0]}\n  right", "point: [0.0, 0.0, 0.0], size: 1}\n  right", "feet.left.size"),
+    # a knee's bend sign against its standing angle (a new user's Go2 with one calf's sign
+    # flipped: it loaded, and the solve blamed the problem file's constraints), and against a
+    # range with no angle on the bend side (standing on the stop, at straight)
+    "knee_bend_against_standing": ("actuators:\n", "standing:\n  joints: {left_hip: 0.5, right_hip: 0.5}\n"
+                                   "kinematics:\n  knees: {left_hip: {bend: -1}, right_hip: {bend: -1}}\nactuators:\n",
+                                   "kinematics.knees.left_hip.bend"),
+    "knee_bend_no_range": ("actuators:\n", "standing:\n  joints: {left_hip: 1.0, right_hip: 1.0}\n"
+                           "kinematics:\n  knees: {left_hip: {bend: 1, straight: 1.0}}\nactuators:\n",
+                           "kinematics.knees.left_hip.bend"),
 }
 
 
