@@ -63,6 +63,14 @@ class MappedRows:
         return np.asarray(self.fn.map(self.index.shape[1])(padded[self.index], self.params), float)
 
 
+def flat_call(fn: ca.Function) -> ca.Function:
+    """fn with its inputs stacked into one column w and an empty parameter input, (w, k) → (m,1):
+    the form of a mapped block (`MappedRows`) of a shared call (gaitopt.tracing, NlpBuilder.con_call)."""
+    ins = [ca.SX.sym(f"{fn.name_in(i)}", fn.size_in(i)) for i in range(fn.n_in())]
+    w = ca.vertcat(*[ca.vec(v) for v in ins])
+    return ca.Function(f"call_{fn.name()}", [w, ca.SX.sym("k", 0)], [ca.densify(ca.vec(fn(*ins)))])
+
+
 def x_offsets(x, symbols) -> np.ndarray:
     """Offsets into the (n,1) SX column of symbols x of the given entries of it (a list of
     scalar SX or one SX column): x evaluated at 0, 1, … reads each one's offset."""

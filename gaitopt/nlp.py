@@ -13,7 +13,7 @@ from functools import cached_property
 import casadi as ca
 import numpy as np
 
-from .assembly import Assembly, MappedRows, function_name, group_function
+from .assembly import Assembly, MappedRows, flat_call, function_name, group_function, x_offsets
 
 
 @dataclass
@@ -84,10 +84,39 @@ class NlpBuilder:
         self.reserve(term, phase, m, lb, ub)
 
     def con_call(self, term: str, phase: str, fn, args, rest, lb=0.0, ub=0.0) -> None:
-        """Rows lb ≤ fn(*args) + rest ≤ ub: `fn` a robot function shared by many points (the
-        inverse dynamics). Here the same as `con`; traced (gaitopt.tracing) the call's
-        derivatives are built once for every class of points that makes it."""
-        self.con(term, phase, fn(*args) + rest, lb, ub)
+        """Rows lb ≤ fn(*args) + rest ≤ ub: `fn` a robot function (a casadi.Function) shared by
+        many points (the inverse dynamics, the impact rows). Where every argument entry is a
+        variable or a zero, the call is a shared block of its own (its derivatives built once per
+        Function, and compiled with `solver.codegen`: gaitopt.codegen) and `rest` inline rows
+        added at the same offsets; otherwise the same as `con`. Traced (gaitopt.tracing), a
+        point component's calls are split likewise."""
+        at = self._variable_offsets(args) if isinstance(fn, ca.Function) else None
+        if at is None or fn.numel_out(0) != ca.SX(rest).numel() or fn.n_out() != 1:
+            self.con(term, phase, fn(*args) + rest, lb, ub)
+            return
+        if id(fn) not in self.call_functions:
+            self.call_functions[id(fn)] = (fn, flat_call(fn))
+        rows = self.reserve(term, phase, fn.numel_out(0), lb, ub)
+        self.maps.append(MappedRows(self.call_functions[id(fn)][1], at[:, None], np.zeros((0, 1)), rows[:, None],
+                                    shared=True))
+        rest = ca.densify(ca.vec(ca.SX(rest)))
+        if not all(e.is_zero() for e in rest.elements()):
+            self.g.append(rest)
+            self.g_rows.append(rows)
+
+    def _variable_offsets(self, args):
+        """x offsets of the arguments' entries (−1 for a zero), stacked; None unless every entry is
+        a variable of x or a structural/numeric zero."""
+        w = ca.vertcat(*[ca.vec(ca.SX(a)) for a in args])
+        elements = w.elements()
+        live = [e for e in elements if not e.is_zero()]
+        if not all(e.is_symbolic() for e in live):
+            return None
+        try:
+            offsets = iter(x_offsets(self.x, live).tolist() if live else [])
+        except RuntimeError:  # a symbol that is not a variable of x (a template's, a parameter)
+            return None
+        return np.array([-1 if e.is_zero() else next(offsets) for e in elements], int)
 
     def con_points(self, term: str, phase: str, key, rows_of, inputs, lb=0.0, ub=0.0) -> None:
         """Rows lb ≤ rows_of(*inputs) ≤ ub at one point (inputs: SX). Points added under one key

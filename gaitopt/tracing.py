@@ -19,7 +19,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from .assembly import MappedRows, x_offsets
+from .assembly import MappedRows, flat_call, x_offsets
 from .nlp import Block, KnotDependent, KnotProgress, PhaseVars
 
 
@@ -63,14 +63,6 @@ def _trace(ctx, p, components, template) -> list:
     return out
 
 
-def _flat_call(fn: ca.Function) -> ca.Function:
-    """fn with its inputs stacked into one column w and an empty parameter input, (w, k) → (m,1):
-    the form of a mapped block (gaitopt.assembly.MappedRows)."""
-    ins = [ca.SX.sym(f"{fn.name_in(i)}", fn.size_in(i)) for i in range(fn.n_in())]
-    w = ca.vertcat(*[ca.vec(v) for v in ins])
-    return ca.Function(f"call_{fn.name()}", [w, ca.SX.sym("k", 0)], [ca.densify(ca.vec(fn(*ins)))])
-
-
 def _split_calls(recorded, cls, flat: dict) -> tuple:
     """(rows, calls): the recorded rows as (term, phase, expr, lb, ub), and for each row made by
     `con_call` whose arguments are the class's own symbols or zeros, (row number, flat call
@@ -92,7 +84,7 @@ def _split_calls(recorded, cls, flat: dict) -> tuple:
             sizes_ok = numel == sum(fn.numel_in(j) for j in range(fn.n_in()))
             if sizes_ok and (at >= -1).all() and fn.numel_out(0) == expr.numel():
                 if id(fn) not in flat:
-                    flat[id(fn)] = (fn, _flat_call(fn))
+                    flat[id(fn)] = (fn, flat_call(fn))
                 calls.append((i, flat[id(fn)][1], at))
             else:
                 expr = expr + ca.densify(ca.vec(fn(*args)))

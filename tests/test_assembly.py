@@ -172,3 +172,39 @@ def test_a_component_with_other_rows_gets_its_own_shared_function():
     assert rows["leg_separation"].size == rows["reversed_separation"].size > 0
     assert np.abs(rows["leg_separation"]).max() > 1e-3
     assert np.allclose(rows["reversed_separation"], -rows["leg_separation"], rtol=1e-12, atol=1e-14)
+
+
+def test_con_call_is_a_shared_block_only_on_variables_and_zeros():
+    """NlpBuilder.con_call: arguments made of variables and zeros make a shared block (the call's
+    rows, `rest` inline at the same offsets); an argument that is an expression of them is
+    inlined, with the same rows either way."""
+    import casadi as ca
+
+    from gaitopt.nlp import NlpBuilder
+
+    a, b = ca.SX.sym("a", 2), ca.SX.sym("b")
+    fn = ca.Function("f", [a, b], [ca.vertcat(a[0] * a[1] * b, ca.sin(a[0]) + b)])
+    values = []
+    for make_args in (lambda u, v: [ca.vertcat(u.sym[0], 0), v.sym], lambda u, v: [2 * u.sym, v.sym]):
+        B = NlpBuilder()
+        u, v = B.var("u", (2, 1)), B.var("v", (1, 1))
+        B.con_call("t", "p", fn, make_args(u, v), ca.vertcat(v.sym, 0))
+        A, *_ = B.nlp(ca.SX(0))
+        shared = [mr for mr in A.maps if mr.shared]
+        values.append((len(shared), A.inline.numel(), float(np.sum(np.abs(_g(A, [0.3, -0.4, 1.5]))))))
+    assert values[0][:2] == (1, 2) and values[1][:2] == (0, 2)
+    B = NlpBuilder()
+    u, v = B.var("u", (2, 1)), B.var("v", (1, 1))
+    B.con_call("t", "p", fn, [ca.vertcat(u.sym[0], 0), v.sym], ca.vertcat(v.sym, 0))
+    A, *_ = B.nlp(ca.SX(0))
+    x = np.array([0.3, -0.4, 1.5])
+    assert np.allclose(_g(A, x), [0.3 * 0 * 1.5 + 1.5, np.sin(0.3) + 1.5])
+
+
+def _g(A, x):
+    from gaitopt.nlp_functions import NlpEvaluator
+
+    ev = NlpEvaluator(A.n, A.ng, A.row_blocks(), A.cost_blocks())
+    out = np.zeros(A.ng)
+    ev.g(np.asarray(x, float), out)
+    return out

@@ -144,3 +144,40 @@ def test_impact_loss_alone_with_soft_touchdowns_is_refused():
     both = go.load_problem(HEEL_TOE, {**soft, "cost": {"joule_loss": 1.0, "impact_loss": 1.0}})
     assert set(both.cost) == {"joule_loss", "impact_loss"}
     assert go.load_problem(HEEL_TOE, {"cost": "impact_loss"}).cost == {"impact_loss": 1.0}
+
+
+@pytest.mark.parametrize("path", [HEEL_TOE, TROT])
+def test_impact_rows_are_a_shared_call_with_the_inline_rows_values(path, monkeypatch):
+    """The impact map's rows M(q)(v⁺ − S v⁻) − Σ J_cᵀ Λ are one robot function per velocity map
+    S (identity, or the half cycle's mirror), a shared block (its derivatives built once and
+    compiled with the robot's), not part of the junction's inline rows; its rows' values and
+    derivatives are the inline form's."""
+    import casadi as ca
+
+    from gaitopt.constraints import junction
+    from gaitopt.gait import robot_of
+    from gaitopt.guess import automatic_guess
+    from gaitopt.nlp_functions import NlpEvaluator
+    from gaitopt.transcription import transcribe
+
+    problem = go.load_problem(path)
+    robot = robot_of(problem)
+    shared = transcribe(problem, robot)
+    calls = [mr for mr in shared.assembly.maps if mr.shared and mr.fn.name().startswith("call_impact_rows")]
+    assert calls and all(mr.index.shape[1] == 1 for mr in calls)
+    monkeypatch.setattr(junction, "_incoming_velocity", lambda ctx, p: None)
+    inline = transcribe(problem, robot)
+    assert not [mr for mr in inline.assembly.maps if mr.fn.name().startswith("call_impact_rows")]
+    assert shared.rows == inline.rows and np.array_equal(shared.lbg, inline.lbg)
+    x = automatic_guess(shared) + np.random.default_rng(2).normal(scale=1e-2, size=shared.lbx.size)
+    values = []
+    for tr in (shared, inline):
+        A = tr.assembly
+        ev = NlpEvaluator(A.n, A.ng, A.row_blocks(), A.cost_blocks())
+        g, jac = np.zeros(A.ng), np.zeros(ev.jac_sparsity.nnz())
+        ev.g(x, g)
+        ev.jac_g(x, jac)
+        values.append((g, np.asarray(ca.DM(ev.jac_sparsity, jac).full())))
+    (g1, J1), (g2, J2) = values
+    assert np.allclose(g1, g2, rtol=1e-12, atol=1e-10)
+    assert np.allclose(J1, J2, rtol=1e-12, atol=1e-10)

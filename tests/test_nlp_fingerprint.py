@@ -27,6 +27,9 @@ CASES = dict(cases())
 # 2026-11-25 when IPOPT stopped refining every KKT solve (min_refinement_steps 0, an option, not
 # the NLP: the fingerprint above is unchanged): the default start reaches the same 1.5296001 in
 # 106 instead of 125 iterations; from the old stored x IPOPT now ends on 1.5331 instead of 1.5468.
+# Re-recorded again the same day when the impact rows became a shared robot function (the same
+# rows to 1e-12, derivatives differentiated on their own: other rounding): the default start
+# then reached 1.5298518 (117 iterations), from which IPOPT ends on 1.5296001.
 MULTI_OPTIMUM = {"static_hs_abs_power_torque_rate": DATA.parent / "static_hs_abs_power_torque_rate_optimum.npz"}
 
 

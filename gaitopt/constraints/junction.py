@@ -6,6 +6,7 @@ import numpy as np
 
 from ..cycle import (cycle_shift, mirror_coordinates, mirror_force_variables, mirror_torques, planar_advance,
                      untransform_casadi)
+from ..dynamics import SymbolicDynamics
 from ..terrain_io import periodic_slope
 from .base import Constraint
 from .contact import foot_forces, friction_rows
@@ -30,6 +31,21 @@ def incoming(ctx, p) -> tuple:
         else:
             q = q - ca.DM(cycle_shift(ctx.robot.coordinates, periodic_slope(ctx.problem))) * ctx.distance
     return q, v, u, f, active
+
+
+def _incoming_velocity(ctx, p):
+    """(v, perm, sign) with `incoming(ctx, p)`'s velocity = diag(sign)·v[perm] (perm None: v
+    itself), v the previous phase's last knot's variables; None where it is no such map of them
+    (a turning or sideways cycle rotates it back)."""
+    v = ctx.phases[p - 1].v.sym[:, -1]
+    if p != 0:
+        return v, None, None
+    if turns(ctx.problem):
+        return None
+    if ctx.half:
+        m = ctx.robot.mirror
+        return v, m.perm, m.sign
+    return v, None, None
 
 
 def turns(problem) -> bool:
@@ -130,8 +146,15 @@ class ImpactMap(Constraint):
                 impulses[3 * ci + ax] = lam.sym[dim * i + j]
         dv = cur.v.sym[:, 0] - incoming(ctx, p)[1]
         # M(q) Δv − Σ J_cᵀ Λ_c as one gravity-free, velocity-free RNEA pass: a third of the graph
-        # of the mass matrix and contact Jacobian written out (docs/speed.md)
-        B.con(self.term, cur.name, ctx.dynamics.mass_times(q0, dv, impulses) + ctx.rotor_correction(dv))
+        # of the mass matrix and contact Jacobian written out (docs/speed.md); a robot function
+        # shared by the touchdowns where the velocity before is a knot's, plain or mirrored
+        before = _incoming_velocity(ctx, p)
+        if before is not None and type(ctx.dynamics) is SymbolicDynamics:
+            v_minus, perm, sign = before
+            B.con_call(self.term, cur.name, ctx.dynamics.impact_rows(perm, sign),
+                       [q0, cur.v.sym[:, 0], v_minus, impulses], ctx.rotor_correction(dv))
+        else:  # a turning cycle's rotated velocity; a co-design's dynamics (extra inputs)
+            B.con(self.term, cur.name, ctx.dynamics.mass_times(q0, dv, impulses) + ctx.rotor_correction(dv))
         pos = None
         if not ctx.terrain.planar:  # the cone about the ground's normal at each foothold
             z = ca.SX.zeros(ctx.robot.nv, 1)
