@@ -31,6 +31,7 @@ EXPECTED_MASS = {
     # mass minus the masses of the hand links read from the URDF.
     "hoap2": (7.0256448, 1e-6),
     "hoap2_sagittal": (7.0256448, 1e-6),
+    "g1": (33.34114202, 1e-6),     # README: the URDF's total (example-robot-data g1_29dof_rev_1_0)
 }
 HOAP2_HAND_LINKS = ("RHJ5_LINK", "LHJ5_LINK")
 STANDING_TOL = 1e-6
