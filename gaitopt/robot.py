@@ -195,7 +195,7 @@ def _load_robot(name_or_path, base, search) -> Robot:
     standing_q = _standing(f, model, coord, base, contacts)
     check_heel_behind_toe(f, model, standing_q, feet, contacts)
     warn_if_soles_locked(f, model, standing_q, contacts)
-    check_mirror(f, model, mirror, contacts, size)
+    check_mirror(f, model, mirror, contacts, size, locked=tuple(locked))
     kinematics = _kinematics(f, coord, model, standing_q)
     f.raw("sources", None)
     f.done(ROBOT_KEYS)

@@ -54,53 +54,71 @@ def check_heel_behind_toe(f: Fields, model: pin.Model, q: np.ndarray, feet, cont
                               "differ from the base's", "heel behind toe")
 
 
-def _mirror_errors(model, data, mirror, contacts, q) -> np.ndarray:
-    """Per contact point, then per joint origin: the largest coordinate distance [m] of the
-    mirrored posture's point from the reflection (y → −y) of its partner's in posture q
-    (kinematics only: a robot whose mass is not symmetric still has a mirror map)."""
+def _mirror_errors(model, data, mirror, contacts, q, locked_frames=()) -> np.ndarray:
+    """Per contact point, then per joint origin, then per locked joint's frame (ids in
+    locked_frames): the largest coordinate distance [m] of the mirrored posture's point from the
+    reflection (y → −y) of its partner's in posture q (kinematics only: a robot whose mass is not
+    symmetric still has a mirror map). A locked joint has no partner in the map: its frame is
+    compared with the nearest reflected locked frame, so that arms locked at angles that are not
+    mirror images are seen (their links are no joints of the model)."""
     def points(x):
         pin.framesForwardKinematics(model, data, x)
         p = [data.oMf[c.frame_id].act(c.point) for c in contacts]
-        return np.array(p + [data.oMi[j].translation for j in range(1, model.njoints)])
-    p, pm = points(q), points(mirror.coordinates(q))
+        return (np.array(p + [data.oMi[j].translation for j in range(1, model.njoints)]),
+                np.array([data.oMf[i].translation for i in locked_frames]).reshape(-1, 3))
+    (p, lock), (pm, lock_m) = points(q), points(mirror.coordinates(q))
     perm = np.concatenate([mirror.contact_perm, len(contacts) + mirror.perm])
-    return np.abs(pm - p[perm] @ _REFLECT).max(axis=1)
+    paired = np.abs(pm - p[perm] @ _REFLECT).max(axis=1)
+    nearest = np.abs(lock_m[:, None, :] - (lock @ _REFLECT)[None, :, :]).max(axis=2).min(axis=1, initial=np.inf)
+    return np.concatenate([paired, nearest[:len(locked_frames)]])
 
 
-def _mirror_error(model, data, mirror, contacts, q) -> float:
+def _mirror_error(model, data, mirror, contacts, q, locked_frames=()) -> float:
     """The largest of `_mirror_errors` [m]."""
-    return float(_mirror_errors(model, data, mirror, contacts, q).max())
+    return float(_mirror_errors(model, data, mirror, contacts, q, locked_frames).max())
 
 
-def check_mirror(f: Fields, model: pin.Model, mirror, contacts, reach: float, samples: int = 12) -> None:
+def check_mirror(f: Fields, model: pin.Model, mirror, contacts, reach: float, samples: int = 12,
+                 locked=()) -> None:
     """The mirror map (joint pairs and flips) maps random postures (joint angles within their
     limits, clipped to ±1 rad/m) to their reflections, feet and joint origins to MIRROR_RTOL ×
     reach [m]; else names the joints that break it, each moved alone from the zero posture. A
-    wrong flip of a chain's last joint with no foot below it moves nothing compared: not caught."""
+    wrong flip of a chain's last joint with no foot below it moves nothing compared: not caught.
+    The frames of the `locked` joints (names) are compared too, each with the nearest reflected
+    one: left and right locked at angles that are not mirror images are refused (a G1 user's
+    arms, locked one raised and one down, loaded silently and were mirrored as they stood)."""
     if mirror is None:
         return
     data = model.createData()
     lo = np.maximum(model.lowerPositionLimit, -1.0)
     hi = np.minimum(model.upperPositionLimit, 1.0)
     tol = MIRROR_RTOL * reach
-    worst = max(_mirror_error(model, data, mirror, contacts, lo + (hi - lo) * u)
+    frames = tuple(model.getFrameId(j) for j in locked if model.existFrame(j))
+    worst = max(_mirror_error(model, data, mirror, contacts, lo + (hi - lo) * u, frames)
                 for u in quasi_random(samples, model.nq))  # the same postures at every load
     if worst <= tol:
         return
     # at the zero posture no flip matters: points off there are paired wrongly (a user's hexapod
     # with its feet paired FL-MR was told every coordinate was at fault)
-    zero = _mirror_errors(model, data, mirror, contacts, pin.neutral(model))
-    names = [c.name for c in contacts] + [model.names[j] for j in range(1, model.njoints)]
+    zero = _mirror_errors(model, data, mirror, contacts, pin.neutral(model), frames)
+    names = ([c.name for c in contacts] + [model.names[j] for j in range(1, model.njoints)]
+             + [model.frames[i].name for i in frames])
     paired = [n for n, e in zip(names, zero) if e > tol]
+    held = [n for n, e in zip(names[len(names) - len(frames):], zero[len(names) - len(frames):]) if e > tol]
+    if held:  # before the pairs: a locked arm held off its mirror image moves no joint of the model
+        raise f.error("locked", f"left and right locked at angles that are not mirror images: the frames of "
+                      f"{', '.join(held[:3])}{' …' if len(held) > 3 else ''} lie up to {zero.max():.3g} m off "
+                      "every reflected (y → −y) locked frame", "equal angles, opposite where a joint flips")
     if paired:
         raise f.error("mirror", f"at the zero posture {', '.join(paired[:6])}{' …' if len(paired) > 6 else ''} "
-                      f"lie up to {zero.max():.3g} m off the reflection (y → −y) of their partners': a wrong "
-                      "pair in mirror.feet or mirror.joints", f"pairs mirror images, at most {tol:.3g} m off")
+                      f"lie up to {zero.max():.3g} m off the reflection (y → −y) of their partners': "
+                      f"{'`locked` angles not mirror images, or ' if frames else ''}a wrong pair in mirror.feet or "
+                      "mirror.joints", f"pairs mirror images, at most {tol:.3g} m off")
     culprits = []
     for i in range(model.nq):
         q = pin.neutral(model)
         q[i] = lo[i] + 0.8 * (hi[i] - lo[i])
-        if _mirror_error(model, data, mirror, contacts, q) > tol:
+        if _mirror_error(model, data, mirror, contacts, q, frames) > tol:
             culprits.append(model.names[i + 1])
     raise f.error("mirror", f"mirrored feet or joints {worst:.3g} m off the reflection (y → −y) of their "
                   f"partners'; a wrong flip or pair at {', '.join(culprits) or 'several joints together'}",

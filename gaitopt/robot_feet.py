@@ -32,7 +32,7 @@ def reach(model: pin.Model) -> float:
 
 def read_feet(f: Fields, model: pin.Model, base: str, size: float):
     """(foot name → Foot, [ContactPoint] in a fixed order) from robot.yaml's `feet`; `base` is
-    the base mode (a sole width needs a 3-D base), `size` the model's `reach` [m] (no foot point
+    the base mode (a sole width needs a 3-D model: not sagittal), `size` the model's `reach` [m] (no foot point
     lies farther from its frame)."""
     feet_f = f.mapping("feet")
     if not feet_f.data:
@@ -78,8 +78,8 @@ def _foot_points(feet_f: Fields, ff: Fields, model, base, foot, frame, fid):
     if not ff.has("width"):
         return [ContactPoint(f"{foot}_heel", foot, "heel", frame, fid, heel),
                 ContactPoint(f"{foot}_toe", foot, "toe", frame, fid, toe)], "heel_toe"
-    if base != "3d":
-        raise ff.error("width", f"a sole width needs a 3-D base (base: {base}): in the sagittal plane a "
+    if base == "sagittal":  # a fixed base is 3-D: its soles can roll (a G1 loaded with --base fixed was refused)
+        raise ff.error("width", "a sole width needs a 3-D model (base: 3d or fixed): in the sagittal plane a "
                        "foot cannot roll", "leave width out")
     width = number(ff, "width", positive=True, allowed="a sole width > 0 [m]")
     inner_sign = _inner_sign(model, fid, foot, ff)

@@ -54,6 +54,10 @@ MIRROR_TORQUE_RTOL = {
     # go2.urdf (example-robot-data): the base inertia has products ixy = 1.2166e-4 and
     # iyz = -3.12e-5 kg m^2 (not mirror-symmetric); the legs mirror exactly.  [1.4e-5 / 0]
     "go2": 1e-4,
+    # g1_29dof_rev_1_0.urdf: torso_link CoM y = 0.346 mm (the locked waist and arms merge it into
+    # the pelvis body: CoM y 0.14 mm of 19 kg), shoulder pitch origins mirror to 10 um.
+    # [4.9e-4 / 2.4e-5]
+    "g1": 2e-3,
 }
 
 

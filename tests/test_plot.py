@@ -139,6 +139,19 @@ def test_ground_track_draws_this_cycles_footholds_only(results):
     plt.close(fig)
 
 
+@pytest.mark.fast
+def test_support_polygons_include_every_phase():
+    """A G1 user's walk (single support 0.55 s, double support 0.05 s per step): the 8 even
+    instants all fell in single support and no double-support polygon was drawn. Each phase's
+    middle sample is an instant now; the last sample (t = T, the next cycle's) stays out."""
+    labels = ["ss"] * 90 + ["ds"] * 8 + ["ss:mirrored"] * 90 + ["ds:mirrored"] * 8 + ["ss"]
+    old = np.linspace(0, len(labels) - 1, 9).astype(int)[:-1]
+    assert not any(labels[k].startswith("ds") for k in old)  # the bug: both double supports missed
+    got = P.polygon_instants(labels, 8)
+    assert {labels[k] for k in got} == {"ss", "ds", "ss:mirrored", "ds:mirrored"}
+    assert set(old) <= set(got) and len(labels) - 1 not in got
+
+
 def test_gait_diagram_shows_each_contact(result):
     fig = P.gait_diagram(result)
     ax = fig.axes[0]

@@ -32,6 +32,7 @@ EXPECTED_MASS = {
     # mass minus the masses of the hand links read from the URDF.
     "hoap2": (7.0256448, 1e-6),
     "hoap2_sagittal": (7.0256448, 1e-6),
+    "g1": (33.34114202, 1e-6),     # README: the URDF's total (example-robot-data g1_29dof_rev_1_0)
 }
 HOAP2_HAND_LINKS = ("RHJ5_LINK", "LHJ5_LINK")
 STANDING_TOL = 1e-6
@@ -258,3 +259,18 @@ def test_unknown_robot():
     with pytest.raises(InputError) as info:
         load_robot("no_such_robot_xyz")
     assert "no_such_robot_xyz" in str(info.value)
+
+
+def test_g1_walk_kept_with_the_robot_solves():
+    """robots/g1/walk.yaml, a new user's humanoid walk kept with its robot (it does not replay in
+    MuJoCo, so it is not a shipped problem): it loads and solves at half its knots."""
+    import dataclasses
+    from pathlib import Path
+
+    from gaitopt.gait import solve
+    from gaitopt.problem import load_problem
+
+    problem = load_problem(Path(__file__).resolve().parent.parent / "robots" / "g1" / "walk.yaml").scaled_knots(0.5)
+    result = solve(problem.replace(solver=dataclasses.replace(problem.solver, print_level=0)))
+    assert result.success, result.message
+    assert result.max_violation < 1e-6
