@@ -328,4 +328,4 @@ def test_no_iterative_refinement_by_default_same_path():
     assert ours.success and refined.success
     assert ours.stats["iterations"] == refined.stats["iterations"]
     assert ours.cost == pytest.approx(refined.cost, rel=1e-9)
-    assert np.max(np.abs(ours.x - refined.x)) < 1e-6
+    assert np.max(np.abs(ours.x - refined.x)) < 1e-5  # one optimum, each to IPOPT's tolerance

@@ -107,6 +107,8 @@ def test_a_held_toe_drifting_into_its_tread_is_said():
         result = go.solve(quiet(p))
     assert result.success
     height, name = stance_gaps(result).height[:2]
-    assert name == "left_toe" and 0.0025 < height < 0.0040
+    # the half cycle mirrors one toe's roll onto the other: their drifts tie to the last bits, so
+    # either toe may be the worst
+    assert name in ("left_toe", "right_toe") and 0.0025 < height < 0.0040
     text = " ".join(str(w.message) for w in said)
-    assert "stance point left_toe passes" in text and "left_toe carries force" in text
+    assert f"stance point {name} passes" in text and f"{name} carries force" in text
