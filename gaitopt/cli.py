@@ -152,6 +152,10 @@ def _cmd_robot(args) -> int:
     print(f"  urdf: {r.urdf}")
     print(f"  coordinates: {', '.join(r.coordinates)}")
     print(f"  contacts: {', '.join(c.name for c in r.contacts)}")
+    standing = ", ".join(f"{c} {r.standing_q[i]:.4g}" for i, c in enumerate(r.coordinates))
+    print(f"  standing: {standing} (m, rad)")
+    if r.locked:  # held at these angles, their links rigid on their parents (robot.yaml `locked`)
+        print(f"  locked ({len(r.locked)}): " + ", ".join(f"{j} {v:.4g}" for j, v in r.locked.items()) + " (rad)")
     for j, a in r.actuators.items():
         # the URDF's limits bind too (constraints.effort_limits, velocity_limits), whatever the gear
         i = r.coordinates.index(j)

@@ -315,6 +315,24 @@ def test_robot_lists_the_urdf_limits_beside_the_actuators(capsys):
     assert "torque limit 1.5 N·m" in line and "URDF effort 1.5 N·m, velocity 6.18 rad/s" in line, line
 
 
+def test_robot_lists_the_standing_posture_and_the_locked_joints(capsys):
+    """`gaitopt robot` shows the standing posture gaitopt computed (its base height) and the joints
+    robot.yaml holds (`locked`), which the coordinates leave out: a new user's G1 (17 of 29
+    joints locked) could not see either."""
+    from gaitopt.cli import main
+    from gaitopt.robot import load_robot
+
+    assert main(["robot", "g1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    robot = load_robot("g1")
+    standing = next(ln for ln in out if ln.strip().startswith("standing:"))
+    assert f"base_z {robot.standing_q[robot.index('base_z')]:.4g}" in standing
+    locked = next(ln for ln in out if ln.strip().startswith("locked ("))
+    assert locked.strip().startswith(f"locked ({len(robot.locked)}):") and "left_shoulder_roll_joint 0.15" in locked
+    assert main(["robot", "biped7"]) == 0
+    assert not any(ln.strip().startswith("locked") for ln in capsys.readouterr().out.splitlines())
+
+
 def test_no_iterative_refinement_by_default_same_path():
     """gaitopt asks IPOPT for no iterative refinement of a KKT solve unless its residual needs it
     (min_refinement_steps 0; IPOPT refines once by default): on the static walk both take the same
