@@ -15,7 +15,7 @@ from matplotlib import animation as mpl_animation
 
 from . import quantities as Q
 from .errors import InputError
-from .plot import draw_ground_3d, new_figure
+from .plot import draw_ground_3d, new_figure, side_view_3d
 from .terrain_io import surface_of
 
 VIEWS = ("auto", "sagittal", "3d")
@@ -89,6 +89,7 @@ def _frames(result, fps, cycles, view, force_scale):
     fig = new_figure(8, 4.5 if view == "sagittal" else 6)
     if view == "3d":
         ax = fig.add_subplot(projection="3d")
+        side_view_3d(ax)
         lines = [ax.plot([], [], [], color=c, lw=2)[0] for c in colours]
         forces = [ax.plot([], [], [], color="#e53e3e", lw=1.2)[0] for _ in robot.contacts]
         com, = ax.plot([], [], [], "o", color="k", ms=4)

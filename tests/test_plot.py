@@ -272,3 +272,14 @@ def test_animation_bad_input(results, tmp_path):
     with pytest.raises(InputError, match="fps"):
         A.gait_animation(res, fps=-1.0)
     assert not list(tmp_path.iterdir())
+
+
+def test_3d_views_look_from_the_side_without_perspective(results):
+    """The 3-D stick view and the 3-D animation look at the gait from the side (x left to right,
+    15° from above) orthographically: in matplotlib's default perspective view a G1 walk's
+    periodic CoM track looked as if it fell 15 cm per cycle."""
+    stick = P.stick_3d(results["quadruped"]).axes[0]
+    anim = A._frames(results["quadruped"], 5, 1, "3d", None)[0].axes[0]
+    for ax in (stick, anim):
+        assert (ax.elev, ax.azim) == (15, -70)
+        assert np.isinf(ax._focal_length)  # matplotlib's record of set_proj_type("ortho")
