@@ -108,7 +108,11 @@ class Poses:
                            if (j not in has_child or j == n_base) and m.inertias[j].mass > 0
                            and np.linalg.norm(m.inertias[j].lever) > 0.01]
         segs += [(j - 1, nj + nc + k) for k, j in enumerate(self.com_joints)]
-        self.segments = segs
+        # joints robot.yaml locks (`locked`: a G1's waist and arms) are frames of the reduced
+        # model, their links merged into the parent body: drawn as sticks from their URDF parent
+        # joint so that the arms and the torso show (body colour)
+        self.locked_frames, locked_segs = _locked_sticks(robot, m, n_base, nj + nc + len(self.com_joints))
+        self.segments = segs + locked_segs
 
     def segment_sides(self) -> list:
         """Per segment 0, 1 or None: on a leg of the first or the second foot of its mirror pair
@@ -129,8 +133,10 @@ class Poses:
                 sides = of_joint(b + 1)
             elif b < nj + nc:
                 sides = {side.get(robot.contacts[b - nj].foot)}
-            else:
+            elif b < nj + nc + len(self.com_joints):
                 sides = of_joint(self.com_joints[b - nj - nc])
+            else:  # a locked joint's stick: the body's
+                sides = set()
             out.append(sides.pop() if len(sides) == 1 else None)
         return out
 
@@ -143,17 +149,51 @@ class Poses:
         contacts = np.array([d.oMf[c.frame_id].act(c.point) for c in self.robot.contacts]).reshape(-1, 3)
         com = np.array(pin.centerOfMass(m, d, q))
         ends = np.array([d.oMi[j].act(m.inertias[j].lever) for j in self.com_joints]).reshape(-1, 3)
-        return {"joints": joints, "contacts": contacts, "com": com, "link_ends": ends}
+        locked = np.array([d.oMf[f].translation for f in self.locked_frames]).reshape(-1, 3)
+        return {"joints": joints, "contacts": contacts, "com": com, "link_ends": ends, "locked": locked}
 
     @staticmethod
     def stack(e: dict) -> np.ndarray:
-        """Joints, contacts and link ends of an `evaluate` result stacked (n, 3) [m]: the nodes
-        `segments` refers to."""
-        return np.vstack([e["joints"], e["contacts"], e["link_ends"]])
+        """Joints, contacts, link ends and locked joints of an `evaluate` result stacked (n, 3) [m]:
+        the nodes `segments` refers to."""
+        return np.vstack([e["joints"], e["contacts"], e["link_ends"], e.get("locked", np.zeros((0, 3)))])
 
     def points(self, q) -> np.ndarray:
         """`stack(evaluate(q))`."""
         return self.stack(self.evaluate(q))
+
+
+def _locked_sticks(robot, model, n_base: int, first: int) -> tuple:
+    """(frame ids, segments) of the joints robot.yaml locks: each locked joint's frame (a node
+    numbered from `first` on) joined to its URDF parent joint's node (a locked one's, a joint of
+    the model's, or the base's for the root link). The reduced model keeps the frames but not
+    their tree, which is read from the URDF; ((), []) without locked joints or a readable URDF."""
+    if not robot.locked:
+        return [], []
+    import xml.etree.ElementTree as ET
+
+    try:
+        joints = ET.parse(robot.urdf).getroot().findall("joint")
+    except (OSError, ET.ParseError):
+        return [], []
+    parent_link = {j.get("name"): j.find("parent").get("link") for j in joints if j.find("parent") is not None}
+    joint_of_child = {j.find("child").get("link"): j.get("name") for j in joints if j.find("child") is not None}
+    frames = {model.frames[f].name: f for f in range(model.nframes)
+              if model.frames[f].type == pin.FrameType.FIXED_JOINT}
+    locked = [name for name in robot.locked if name in frames]
+    node = {name: first + k for k, name in enumerate(locked)}
+    segs = []
+    for name in locked:
+        above = joint_of_child.get(parent_link.get(name))
+        while above is not None and above not in node and not model.existJointName(above):
+            above = joint_of_child.get(parent_link.get(above))  # through the URDF's fixed joints
+        if above in node:
+            segs.append((node[above], node[name]))
+        elif above is not None:
+            segs.append((model.getJointId(above) - 1, node[name]))
+        else:  # on the root link: the base's node
+            segs.append((n_base - 1, node[name]))
+    return [frames[name] for name in locked], segs
 
 
 def centre_of_pressure(points, forces, in_contact) -> np.ndarray:

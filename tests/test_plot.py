@@ -283,3 +283,35 @@ def test_3d_views_look_from_the_side_without_perspective(results):
     for ax in (stick, anim):
         assert (ax.elev, ax.azim) == (15, -70)
         assert np.isinf(ax._focal_length)  # matplotlib's record of set_proj_type("ortho")
+
+
+def test_locked_joints_are_drawn():
+    """A robot whose robot.yaml locks joints (the G1's waist and arms) draws them: a stick from
+    each locked joint's URDF parent joint, so the arms and the torso show in the stick views and
+    the animation (its reduced model keeps their frames, not their tree). Without locked joints
+    nothing is added."""
+    import pinocchio as pin
+
+    from gaitopt import quantities as Q
+    from gaitopt.robot import load_robot
+
+    g1 = load_robot("g1")
+    poses = Q.Poses(g1)
+    assert len(poses.locked_frames) == len(g1.locked) == 17
+    q = g1.standing_q
+    points = poses.points(q)
+    m = g1.model
+    d = m.createData()
+    pin.forwardKinematics(m, d, q)
+    pin.updateFramePlacements(m, d)
+    node = {m.frames[f].name: len(points) - len(poses.locked_frames) + k for k, f in enumerate(poses.locked_frames)}
+    segs = set(poses.segments)
+    assert (node["left_shoulder_yaw_joint"], node["left_elbow_joint"]) in segs
+    assert (node["waist_roll_joint"], node["waist_pitch_joint"]) in segs
+    elbow = d.oMf[m.getFrameId("left_elbow_joint")].translation
+    assert np.allclose(points[node["left_elbow_joint"]], elbow)
+    assert 0.9 < points[node["left_shoulder_pitch_joint"]][2] < 1.2  # shoulders above the pelvis (0.76 m)
+    assert len(poses.segment_sides()) == len(poses.segments)
+    biped = Q.Poses(load_robot("biped7"))
+    nodes = len(biped.points(load_robot("biped7").standing_q))
+    assert biped.locked_frames == [] and nodes == max(max(s) for s in biped.segments) + 1
