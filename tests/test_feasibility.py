@@ -79,7 +79,7 @@ def test_binding_rules_name_the_bands_the_optimum_presses_on(solo12_on, tmp_path
         == ["foot_range.FR", "knee_margin"]
 
 
-def test_summary_names_the_joints_resting_on_a_position_limit():
+def test_summary_names_the_joints_resting_on_a_position_limit(tmp_path):
     """A joint at its position limit decides the gait as a band does: the summary says so. The
     Go2 trot with gaitopt's default bands stands on its calves' URDF stops (−0.838 rad, the knee
     cannot straighten further); the shipped file's own bands keep them off; with
@@ -92,6 +92,9 @@ def test_summary_names_the_joints_resting_on_a_position_limit():
     assert joints_at_position_limits(on_stops) == calves
     assert ("at a joint's position limit: upper (FL_calf_joint, FR_calf_joint, RL_calf_joint, RR_calf_joint)"
             in on_stops.summary())
+    from gaitopt.export.result_dir import save
+    save(on_stops, tmp_path / "out")  # and result.json, for programs that read it
+    assert json.loads((tmp_path / "out" / "result.json").read_text())["joints_at_position_limits"] == calves
     shipped, _ = _solve("go2_trot", scale=1)
     assert joints_at_position_limits(shipped) == [] and "position limit" not in shipped.summary()
     off = dataclasses.replace(on_stops, problem=on_stops.problem.replace(constraints={"joint_limits": False}))

@@ -15,7 +15,7 @@ import numpy as np
 from ..collocation import METHODS
 from ..errors import InputError
 from ..problem import problem_from_record
-from ..result import Multipliers, Result
+from ..result import Multipliers, Result, joints_at_position_limits
 from ..terrain_io import periodic_slope
 from ..robot import load_robot, robot_of
 from ..trajectory import Trajectory
@@ -67,6 +67,9 @@ def result_dict(result) -> dict:
         # added 2026-11-25: the kinematic feasibility bands the optimum presses on at its knots
         # (gaitopt.feasibility.binding_rules; [] for a failed solve)
         "binding_rules": result.binding_rules(),  # computed once, shared with its summary
+        # added 2026-11-25: the joints the optimum rests on a position limit of at some knot
+        # (gaitopt.result.joints_at_position_limits; [] for a failed solve)
+        "joints_at_position_limits": joints_at_position_limits(result),
     }
 
 
