@@ -26,9 +26,10 @@ from pathlib import Path
 import casadi as ca
 
 VERSION = "1"  # of the file layout: part of every key
-# The modules whose code builds the stored Functions (gaitopt.dynamics and the contact rows it
-# inherits): a change to either is a new key, so an edited checkout never loads stale functions.
-_BUILDERS = ("dynamics.py", "dynamics_impacts.py")
+# The modules whose code builds the stored Functions (gaitopt.dynamics, the contact rows it
+# inherits and their rigid-foot helper): a change to any is a new key, so an edited checkout never
+# loads stale functions.
+_BUILDERS = ("dynamics.py", "dynamics_impacts.py", "rigid_points.py")
 
 
 def model_key(model, contacts) -> str:
