@@ -189,6 +189,40 @@ def test_warm_cases_start_from_the_neighbours_point_and_multipliers(serial_study
     assert w.x is None and w.multipliers is None
 
 
+def test_a_case_folder_reloads_with_its_own_gears(serial_study):
+    """`gaitopt plot / export / verify OUTDIR/cases/<case>` read the case's swept actuators from
+    its trajectory.csv header, not the robot folder's (a user's Go2 calf at G = 40 was drawn
+    outside the shipped 12.134:1 envelope, and the replay would have had its rotor inertia)."""
+    from gaitopt.export import load_result
+    study, out, rows = serial_study
+    shipped = go.load_robot("biped7")
+    for r in rows:
+        robot = load_result(out / "cases" / r["case"]).robot
+        G = r["param.gear_ratio"]
+        for j in robot.actuated:
+            a = robot.actuators[j]
+            assert a.gear_ratio == G and a.torque_constant == shipped.actuators[j].torque_constant
+            assert robot.model.armature[robot.index(j)] == pytest.approx(G ** 2 * a.rotor_inertia, rel=1e-12)
+
+
+def test_the_summary_names_the_actuator_limits_the_optimum_reaches(serial_study):
+    """A sizing user's question: which motor limit bounds the gait. Here the supply voltage of
+    one knee is lowered to the case's own peak: its torque–speed line is then reached."""
+    import dataclasses
+    from gaitopt.export import load_result
+    from gaitopt.result import joints_at_actuator_limits
+    study, out, rows = serial_study
+    r = rows[-1]
+    result = load_result(out / "cases" / r["case"])
+    before = joints_at_actuator_limits(result)
+    assert "torque_speed.left_knee" not in before and before  # its ankles run on their lines already
+    a = result.robot.actuators["left_knee"]
+    tight = result.robot.with_actuators({"left_knee": dataclasses.replace(a, voltage=r["peak_voltage.left_knee"])})
+    at = dataclasses.replace(result, robot=tight)
+    assert set(joints_at_actuator_limits(at)) == set(before) | {"torque_speed.left_knee"}
+    assert "at an actuator limit: torque_speed (left_knee, " in at.summary()
+
+
 def test_case_metrics_respect_the_motor_limits(serial_study):
     study, out, rows = serial_study
     robot = go.load_robot("biped7")
