@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from ..actuation import designed_joints
+from ..actuation import imposed_effort_limits
 from ..schedule import active_points
 from .terrain_geoms import add_terrain
 from .settings import CannotReplay, ReplaySettings, load_mujoco
@@ -323,11 +323,7 @@ def actuator_torque_limits(robot, problem=None) -> np.ndarray:
     gear study switches it off (docs/studies.md), and the replay of its cases must too (until
     2026-11-25 a user's Go2 calf planned at G = 30 was clamped at the 12.134:1 gear's 45.4 N·m
     instead of its motor's 112 N·m)."""
-    effort = robot.effort_limit[robot.actuated_index]
-    if problem is not None:
-        designed = designed_joints(problem, robot)
-        keep = np.array([bool(problem.constraints.effort_limits) and j not in designed for j in robot.actuated])
-        effort = np.where(keep, effort, 0.0)
+    effort = robot.effort_limit[robot.actuated_index] if problem is None else imposed_effort_limits(problem, robot)
     current = np.array([robot.actuators[j].torque_limit for j in robot.actuated])
     return np.minimum(np.where(effort > 0, effort, np.inf), current)
 
