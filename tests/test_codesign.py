@@ -188,3 +188,18 @@ def test_the_urdf_effort_limit_of_a_designed_gear_is_nowhere_a_bound():
         assert bounds[j] == pytest.approx(expect) and _torque_limit(result, j) == pytest.approx(expect)
         assert actuator_torque_limits(robot, problem)[i] == pytest.approx(expect)
     assert motor["FL_calf_joint"] == pytest.approx(0.9 * 30 * 0.126 * 33.03)
+
+
+@pytest.mark.fast
+def test_a_gear_on_its_bound_is_said_to_be():
+    """An optimal gear on its design bound is not an interior optimum (a user's Go2 calf at
+    0.3 m/s ended on max = 50): `gaitopt solve` says "(on its bound design.gear_ratio.calf.max)"."""
+    from types import SimpleNamespace
+    calf = ["FL_calf_joint", "FR_calf_joint", "RL_calf_joint", "RR_calf_joint"]
+    problem = go.load_problem(ROOT / "problems" / "go2_trot.yaml",
+                              {"design": {"gear_ratio": {"calf": {"joints": calf, "min": 6, "max": 50}}}})
+    robot = go.load_robot("go2")
+    for G, expect in ((50.0, {"calf": "max"}), (6.0, {"calf": "min"}), (32.2, {})):
+        geared = robot.with_actuators({j: robot.actuators[j].with_gear(G) for j in calf})
+        result = SimpleNamespace(problem=problem, robot=geared, x=None, layout=None)  # as load_result gives it
+        assert codesign.gears_at_bounds(result) == expect
