@@ -31,3 +31,15 @@ def designed_joints(problem, robot) -> dict:
         for j in group.joints:
             out[j] = group.name
     return out
+
+
+def imposed_effort_limits(problem, robot) -> np.ndarray:
+    """(nu,) the URDF effort limit [N·m] of each actuated joint where the plan imposes it (the
+    `TorqueLimits` bound: `constraints.effort_limits` on, the limit given (> 0), the joint's gear
+    not co-designed — the URDF's number describes the shipped gear), inf elsewhere. What plots,
+    exports and the MuJoCo replay bound τ by, beside the current limit."""
+    effort = np.asarray(robot.effort_limit, float)[robot.actuated_index]
+    if not problem.constraints.effort_limits:
+        return np.full(len(robot.actuated), np.inf)
+    designed = designed_joints(problem, robot)
+    return np.array([e if e > 0 and j not in designed else np.inf for j, e in zip(robot.actuated, effort)])

@@ -81,7 +81,7 @@ def _cmd_solve(args) -> int:
           f"intervals, {problem.transcription})", flush=True)
     codesign = problem.limb_lengths is not None or bool(problem.design)
     if codesign:  # the Result's robot then has the optimal legs, gears
-        from .codesign import optimal_gears, optimal_limb_ratio, solve  # why: co-design only where asked
+        from .codesign import gears_at_bounds, optimal_gears, optimal_limb_ratio, solve  # why: co-design only where asked
     try:
         result = solve(problem, print_level=args.print_level)
     except InputError as err:
@@ -92,7 +92,10 @@ def _cmd_solve(args) -> int:
         paths = save(result, args.output)
     print(result.summary())
     if problem.design:
-        print("optimal gear ratios: " + ", ".join(f"{k} {v:.4g}" for k, v in optimal_gears(result).items()))
+        at = gears_at_bounds(result)
+        print("optimal gear ratios: " + ", ".join(
+            f"{k} {v:.4g}" + (f" (on its bound design.gear_ratio.{k}.{at[k]})" if k in at else "")
+            for k, v in optimal_gears(result).items()))
     if problem.limb_lengths is not None and result.success:
         print(f"optimal thigh/shank ratio {optimal_limb_ratio(result):.4g}; robot with these legs: "
               f"{Path(args.output) / 'robot' / result.robot.name}")

@@ -37,6 +37,19 @@ def optimal_gears(result) -> dict:
     return out
 
 
+def gears_at_bounds(result, rtol: float = 1e-4) -> dict:
+    """Design group → "min" or "max" for each optimal gear ratio on its bound (within rtol): the
+    optimum of that gear lies at or beyond the range allowed, not inside it (a user's Go2 calf
+    at 0.3 m/s ended on max = 50 with nothing to tell it from an interior optimum)."""
+    out = {}
+    for d in result.problem.design or ():
+        G = optimal_gears(result)[d.name]
+        for side, bound in (("min", d.bounds.min), ("max", d.bounds.max)):
+            if abs(G - bound) <= rtol * bound:
+                out[d.name] = side
+    return out
+
+
 def optimal_limb_ratio(result) -> float | None:
     """The optimal thigh/shank length ratio of a solved limb-length co-design (None without)."""
     spec = result.problem.limb_lengths

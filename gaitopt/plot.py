@@ -137,14 +137,12 @@ def joint_angles(result) -> Figure:
 
 def _torque_limit(result, joint: str) -> float:
     """The torque bound of the problem: current limit and URDF effort limit, as transcribed."""
+    from .actuation import imposed_effort_limits  # numpy only
     robot, cons = result.robot, result.problem.constraints
-    lim = np.inf
+    lim = imposed_effort_limits(result.problem, robot)[robot.actuated.index(joint)]
     if cons.current_limit:
         lim = min(lim, robot.actuators[joint].torque_limit)
-    if cons.effort_limits:
-        eff = robot.effort_limit[robot.index(joint)]
-        lim = min(lim, eff) if eff > 0 else lim
-    return lim
+    return float(lim)
 
 
 def joint_torques(result) -> Figure:

@@ -6,16 +6,18 @@ a shipped robot); these checks take milliseconds and say which setting is at fau
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import NamedTuple
 
 import numpy as np
 
+from .actuation import designed_joints
 from .constraints.kinematics import (BASE_ATTITUDE_BAND, FootRangeOfMotion, attitude_bands, base_height_band,
                                     foot_boxes, foot_yaw_band, setting, sole_feet)
 from .direction import check_robot
 from .errors import InputError
 from .legs import base_rotation, leg_geometry
+from .robot_model import Actuator
 from .schedule import Schedule, active_points
 
 
@@ -32,6 +34,7 @@ def check_problem(problem, robot) -> None:
     _clearance_out_of_reach(problem, robot, schedule)
     _stair_rise_out_of_reach(problem, robot, schedule)
     _turn_beyond_planted_soles(problem, robot, schedule)
+    _mirror_partners_with_other_actuators(problem, robot)
 
 
 def _advances(problem) -> bool:
@@ -400,3 +403,57 @@ def _turn_beyond_planted_soles(problem, robot, schedule) -> None:
                              allowed=f"|yaw_rate| ≤ {allowed / longest:.3g} rad/s, or widen constraints.foot_yaw "
                                      "/ base_attitude.yaw, or shorten the stance")
 
+
+
+# the Actuator fields a joint's rows and cost read (not the motor's name and source)
+_ACTUATOR_NUMBERS = tuple(f.name for f in fields(Actuator) if f.name not in ("motor", "source"))
+
+
+def mirror_actuator_mismatches(problem, robot, actuators: dict | None = None) -> list:
+    """[(joint, partner, {field: (joint's value, partner's value)})] for each mirror pair whose
+    actuators (`actuators`, default the robot's: joint → Actuator) differ, when `problem` is a
+    half cycle (else []). The half cycle solves one half
+    and gives each joint, in the mirrored half, its partner's torques and motion: the limits
+    (current, torque–speed line), the Joule loss and the reflected rotor inertia G²·J of that
+    half are the partner's, not the joint's. A co-designed group's gear is one variable, so a
+    designed pair's fixed gear ratios are not compared (`GearRatioDesign` keeps pairs in a group).
+    """
+    if problem.cycle != "half" or robot.mirror is None:
+        return []
+    acts = robot.actuators if actuators is None else actuators
+    designed = designed_joints(problem, robot)
+    out, seen = [], set()
+    for j in robot.actuated:
+        partner = robot.coordinates[int(robot.mirror.perm[robot.index(j)])]
+        if partner == j or partner not in acts or (partner, j) in seen:
+            continue
+        seen.add((j, partner))
+        a, b = acts[j], acts[partner]
+        diff = {}
+        for name in _ACTUATOR_NUMBERS:
+            if name == "gear_ratio" and j in designed and partner in designed:
+                continue
+            x, y = float(getattr(a, name)), float(getattr(b, name))
+            if x != y and not np.isclose(x, y, rtol=1e-9, atol=0.0):
+                diff[name] = (x, y)
+        if diff:
+            out.append((j, partner, diff))
+    return out
+
+
+def mismatch_text(joint: str, partner: str, diff: dict) -> str:
+    """'FL_calf_joint and FR_calf_joint have other actuators (gear_ratio 40 vs 12.134)'."""
+    what = ", ".join(f"{k} {x:.6g} vs {y:.6g}" for k, (x, y) in diff.items())
+    return f"{joint} and {partner} have other actuators ({what})"
+
+
+def _mirror_partners_with_other_actuators(problem, robot) -> None:
+    """A half cycle needs both joints of each mirror pair on the same actuator (see
+    `mirror_actuator_mismatches`). Found 2026-11-25: a study sweeping the Go2's front-left calf
+    gear alone solved at G = 40 with that calf at 1.12× its motor voltage in the mirrored half,
+    a cost of 56 J/m against the full cycle's 91 J/m Joule loss, and no word of it."""
+    bad = mirror_actuator_mismatches(problem, robot)
+    if bad:
+        raise InputError(f"a half cycle mirrors each joint's motion onto its partner: {mismatch_text(*bad[0])}",
+                         file=problem.source, field="gait.cycle",
+                         allowed="full, or one actuator (motor and gear) on both joints of each mirror pair")

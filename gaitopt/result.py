@@ -97,6 +97,9 @@ class Result:
         stops = joints_at_position_limits(self)
         if stops:  # as much a decision of the gait as a band, and only a 1e-8 "violation" above
             lines.append("at a joint's position limit: " + _grouped(stops))
+        limits = joints_at_actuator_limits(self)
+        if limits:  # what bounds the motor and gear (a sizing study's question)
+            lines.append("at an actuator limit: " + _grouped(limits))
         hint = failure_hint(self)
         if hint:
             lines.append(hint)
@@ -139,6 +142,41 @@ def joints_at_position_limits(result, tol: float = 1e-4) -> list:
     for side, at in (("upper", q.max(axis=0) >= upper - tol), ("lower", q.min(axis=0) <= lower + tol)):
         out += [f"{side}.{name}" for name, hit in zip(robot.joints, at) if hit]
     return out
+
+
+def joints_at_actuator_limits(result, tol: float = 1e-4) -> list:
+    """Where the optimum reaches an actuator limit at some knot or midpoint, within tol of it
+    (relative): ["torque_speed.RL_calf_joint", "current_limit.FL_knee", …] (limit, joint) for
+    the limits the problem applies — the motor's torque–speed line |R i + K G q̇| ≤ V and current
+    limit |τ| ≤ η G K I_max (at the co-designed gears of a co-design result), the URDF's effort
+    (not on designed joints) and velocity limits; [] for a failed solve. What bounds a gear or
+    motor in a sizing study; the worst-violations line shows these as 1e-8 "violations" at most
+    (a user's Go2 calf at G = 40 and 1 m/s ran on its 24 V line with nothing to say so)."""
+    traj = getattr(result, "trajectory", None)
+    c = getattr(getattr(result, "problem", None), "constraints", None)
+    if not result.success or traj is None or c is None:
+        return []
+    from .actuation import designed_joints, motor_voltage  # numpy only
+    robot = result.robot
+    idx = [robot.index(j) for j in robot.actuated]
+    # knots and midpoints (trapezoidal: τ and q̇ linear between knots; Hermite–Simpson: its variables)
+    tau = np.concatenate([x for p in traj.phases for x in (p.tau, p.mid["tau"] if p.mid else p.tau[:0])])
+    qd = np.concatenate([x for p in traj.phases for x in (p.v, p.mid["v"] if p.mid else p.v[:0])])[:, idx]
+    designed = designed_joints(result.problem, robot)
+    out = []
+    for k, j in enumerate(robot.actuated):
+        a = robot.actuators[j]
+        ratios = {}
+        if c.torque_speed:
+            ratios["torque_speed"] = np.abs(motor_voltage(a, tau[:, k], qd[:, k], a.gear_ratio)).max() / a.voltage
+        if c.current_limit:
+            ratios["current_limit"] = np.abs(tau[:, k]).max() / a.torque_limit
+        if c.effort_limits and j not in designed and robot.effort_limit[idx[k]] > 0:
+            ratios["effort_limit"] = np.abs(tau[:, k]).max() / robot.effort_limit[idx[k]]
+        if c.velocity_limits and np.isfinite(robot.velocity_limit[idx[k]]) and robot.velocity_limit[idx[k]] > 0:
+            ratios["velocity_limit"] = np.abs(qd[:, k]).max() / robot.velocity_limit[idx[k]]
+        out += [f"{limit}.{j}" for limit, r in ratios.items() if r >= 1.0 - tol]
+    return sorted(out, key=lambda name: name.partition(".")[0])  # one group per limit, joints in order
 
 
 def _grouped(names) -> str:

@@ -52,6 +52,7 @@ from .export.trajectory_csv import advance_from_header
 from .gait import solve
 from .interrupts import noted_sigint
 from .motors import load_motors
+from .precheck import mirror_actuator_mismatches, mismatch_text
 from .problem import load_problem
 from .robot import robot_of
 from .study_table import _complete_rows, _Table, read_results  # noqa: F401  (read_results: importable from here)
@@ -154,11 +155,28 @@ def build_cases(study: Study) -> tuple[list, object]:
             # a bad parameter: named in the study file, what the problem file allows kept whole
             raise InputError(f"{err.message} (case {_case_key(values)}, applied to {study.problem})",
                              file=study.source, field=f"parameters.{swept[0]}", allowed=err.allowed) from None
+        _mirror_partners_swept_together(study, values, problem, robot, acts)
         if study.scale_knots is not None:
             problem = problem.scaled_knots(study.scale_knots)
         cases.append(Case(_case_key(values), idx, values, problem, {j: acts[j] for j in sorted(changed)}))
     _distinct_case_names(study, cases)
     return cases, robot
+
+
+def _mirror_partners_swept_together(study: Study, values: dict, problem, robot, acts: dict) -> None:
+    """A half cycle mirrors each joint's motion onto its partner, so a gear or motor swept on one
+    joint of a mirror pair must be swept on both (`gaitopt.precheck.mirror_actuator_mismatches`;
+    the solve would refuse it, case by case): refused here, before anything is solved, naming
+    the parameter."""
+    bad = mirror_actuator_mismatches(problem, robot, acts)
+    if not bad:
+        return
+    joint, partner, diff = bad[0]
+    key = next((k for k in values if k.partition(".")[0] in ACTUATOR_PARAMETERS
+                and {joint, partner} & set(_joints_of(study, k.partition(".")[2] or None, robot, k))), "parameters")
+    raise InputError(f"{mismatch_text(joint, partner, diff)}: a half cycle mirrors one "
+                     f"onto the other; sweep both (a group of `groups`)", file=study.source,
+                     field=f"parameters.{key}" if key != "parameters" else key)
 
 
 def _given(err: InputError, keys) -> list:

@@ -162,3 +162,44 @@ def test_cli_solve_of_a_gear_design_saves_the_optimal_gears(tmp_path):
     assert abs(G / shipped - 1) > 1e-3, G  # the check above can fail
     m = case_metrics(back)
     assert m["joule_loss_per_m"] == pytest.approx(back.cost, rel=0.08)
+
+
+@pytest.mark.fast
+def test_the_urdf_effort_limit_of_a_designed_gear_is_nowhere_a_bound():
+    """The transcription drops the URDF effort limit of a co-designed joint (it describes the
+    shipped gear); trajectory.csv's torque_bounds, the MJCF motors, the plots and the replay
+    said it bound τ all the same (the Go2 calf: 45.43 N·m at any designed gear)."""
+    from types import SimpleNamespace
+    from gaitopt.actuation import imposed_effort_limits
+    from gaitopt.export.model_header import torque_bounds
+    from gaitopt.plot import _torque_limit
+    from gaitopt.verify.sim_model import actuator_torque_limits
+    calf = ["FL_calf_joint", "FR_calf_joint", "RL_calf_joint", "RR_calf_joint"]
+    problem = go.load_problem(ROOT / "problems" / "go2_trot.yaml",
+                              {"design": {"gear_ratio": {"calf": {"joints": calf, "min": 6, "max": 50}}}})
+    robot = go.load_robot("go2").with_actuators({j: go.load_robot("go2").actuators[j].with_gear(30.0) for j in calf})
+    motor = {j: robot.actuators[j].torque_limit for j in robot.actuated}  # η G K I_max, 112 N·m on a calf
+    effort = imposed_effort_limits(problem, robot)
+    assert [j for j, e in zip(robot.actuated, effort) if np.isinf(e)] == calf
+    bounds = torque_bounds(robot, problem)
+    result = SimpleNamespace(robot=robot, problem=problem)
+    for i, j in enumerate(robot.actuated):
+        expect = motor[j] if j in calf else min(motor[j], robot.effort_limit[robot.actuated_index[i]])
+        assert bounds[j] == pytest.approx(expect) and _torque_limit(result, j) == pytest.approx(expect)
+        assert actuator_torque_limits(robot, problem)[i] == pytest.approx(expect)
+    assert motor["FL_calf_joint"] == pytest.approx(0.9 * 30 * 0.126 * 33.03)
+
+
+@pytest.mark.fast
+def test_a_gear_on_its_bound_is_said_to_be():
+    """An optimal gear on its design bound is not an interior optimum (a user's Go2 calf at
+    0.3 m/s ended on max = 50): `gaitopt solve` says "(on its bound design.gear_ratio.calf.max)"."""
+    from types import SimpleNamespace
+    calf = ["FL_calf_joint", "FR_calf_joint", "RL_calf_joint", "RR_calf_joint"]
+    problem = go.load_problem(ROOT / "problems" / "go2_trot.yaml",
+                              {"design": {"gear_ratio": {"calf": {"joints": calf, "min": 6, "max": 50}}}})
+    robot = go.load_robot("go2")
+    for G, expect in ((50.0, {"calf": "max"}), (6.0, {"calf": "min"}), (32.2, {})):
+        geared = robot.with_actuators({j: robot.actuators[j].with_gear(G) for j in calf})
+        result = SimpleNamespace(problem=problem, robot=geared, x=None, layout=None)  # as load_result gives it
+        assert codesign.gears_at_bounds(result) == expect

@@ -88,6 +88,42 @@ def test_bad_study_file(tmp_path, parameters, extra, match):
 
 
 @pytest.mark.fast
+@pytest.mark.parametrize("parameters, groups, field", [
+    ({"gear_ratio.left_knee": [100]}, None, "parameters.gear_ratio.left_knee"),
+    ({"motor.knee": ["re30_60w_48v"]}, {"knee": ["left_knee"]}, "parameters.motor.knee"),
+])
+def test_one_joint_of_a_mirror_pair_swept_in_a_half_cycle_is_refused(tmp_path, parameters, groups, field):
+    """A half cycle gives each joint, in the mirrored half, its partner's torques and motion: a
+    gear or motor on one joint of a pair would price and limit that half with the wrong motor
+    (a user's Go2 calf at G = 40 solved at 1.12× its voltage, cost 56 vs 91 J/m over the cycle)."""
+    from gaitopt.study import build_cases
+    extra = {"groups": groups} if groups else {}
+    with pytest.raises(InputError, match="left_knee and right_knee have other actuators") as err:
+        build_cases(load_study(_study_file(tmp_path, parameters, **extra)))
+    assert err.value.field == field
+    # both joints of the pair (a group) are fine, and so is a full cycle
+    both = load_study(_study_file(tmp_path, {"gear_ratio.knee": [100]}, groups={"knee": ["left_knee", "right_knee"]}))
+    assert len(build_cases(both)[0]) == 1
+
+
+@pytest.mark.fast
+def test_solve_refuses_a_half_cycle_whose_mirror_partners_have_other_actuators():
+    from gaitopt.precheck import check_problem, mirror_actuator_mismatches
+    problem = go.load_problem(PROBLEM)
+    robot = go.load_robot("biped7")
+    geared = robot.with_actuators({"left_knee": robot.actuators["left_knee"].with_gear(100.0)})
+    assert mirror_actuator_mismatches(problem, geared) == [("left_knee", "right_knee", {"gear_ratio": (100.0, 66.0)})]
+    with pytest.raises(InputError, match=r"gait\.cycle: a half cycle mirrors .* left_knee and right_knee") as err:
+        go.solve(problem, robot=geared, print_level=0)
+    assert err.value.file == str(PROBLEM) or err.value.file == problem.source
+    check_problem(problem, robot)  # the shipped actuators: nothing to say
+    both = robot.with_actuators({j: robot.actuators[j].with_gear(100.0) for j in ("left_knee", "right_knee")})
+    assert mirror_actuator_mismatches(problem, both) == []
+    # a full cycle mirrors nothing: any actuators
+    assert mirror_actuator_mismatches(problem.replace(cycle="full"), geared) == []
+
+
+@pytest.mark.fast
 def test_grid_applies_motors_then_gears_per_group(tmp_path):
     from gaitopt.study import build_cases
     study = load_study(_study_file(tmp_path, {"motor.knee": ["re30_60w_48v"], "gear_ratio.knee": [100, 150],
@@ -151,6 +187,40 @@ def test_warm_cases_start_from_the_neighbours_point_and_multipliers(serial_study
     (bare / "trajectory.csv").write_bytes((d / "trajectory.csv").read_bytes())
     w = warm_start_from_csv(bare / "trajectory.csv")
     assert w.x is None and w.multipliers is None
+
+
+def test_a_case_folder_reloads_with_its_own_gears(serial_study):
+    """`gaitopt plot / export / verify OUTDIR/cases/<case>` read the case's swept actuators from
+    its trajectory.csv header, not the robot folder's (a user's Go2 calf at G = 40 was drawn
+    outside the shipped 12.134:1 envelope, and the replay would have had its rotor inertia)."""
+    from gaitopt.export import load_result
+    study, out, rows = serial_study
+    shipped = go.load_robot("biped7")
+    for r in rows:
+        robot = load_result(out / "cases" / r["case"]).robot
+        G = r["param.gear_ratio"]
+        for j in robot.actuated:
+            a = robot.actuators[j]
+            assert a.gear_ratio == G and a.torque_constant == shipped.actuators[j].torque_constant
+            assert robot.model.armature[robot.index(j)] == pytest.approx(G ** 2 * a.rotor_inertia, rel=1e-12)
+
+
+def test_the_summary_names_the_actuator_limits_the_optimum_reaches(serial_study):
+    """A sizing user's question: which motor limit bounds the gait. Here the supply voltage of
+    one knee is lowered to the case's own peak: its torque–speed line is then reached."""
+    import dataclasses
+    from gaitopt.export import load_result
+    from gaitopt.result import joints_at_actuator_limits
+    study, out, rows = serial_study
+    r = rows[-1]
+    result = load_result(out / "cases" / r["case"])
+    before = joints_at_actuator_limits(result)
+    assert "torque_speed.left_knee" not in before and before  # its ankles run on their lines already
+    a = result.robot.actuators["left_knee"]
+    tight = result.robot.with_actuators({"left_knee": dataclasses.replace(a, voltage=r["peak_voltage.left_knee"])})
+    at = dataclasses.replace(result, robot=tight)
+    assert set(joints_at_actuator_limits(at)) == set(before) | {"torque_speed.left_knee"}
+    assert "at an actuator limit: torque_speed (left_knee, " in at.summary()
 
 
 def test_case_metrics_respect_the_motor_limits(serial_study):

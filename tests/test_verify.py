@@ -191,6 +191,30 @@ def test_a_point_mass_link_gets_a_small_sphere_s_inertia():
 
 
 @pytest.mark.fast
+def test_the_urdf_effort_limit_binds_the_replay_only_where_the_plan_imposed_it():
+    """A gear study switches the URDF effort limits off (they describe the shipped gear): its
+    cases' replays must not clamp at them (a user's Go2 calf planned at G = 30 was clamped at
+    the 12.134:1 gear's 45.4 N·m instead of its motor's 112 N·m). Nor on co-designed gears."""
+    robot = go.load_robot("go2")
+    calf = ["FL_calf_joint", "FR_calf_joint", "RL_calf_joint", "RR_calf_joint"]
+    geared = robot.with_actuators({j: robot.actuators[j].with_gear(30.0) for j in calf})
+    current = np.array([geared.actuators[j].torque_limit for j in geared.actuated])
+    problem = go.load_problem(ROOT / "problems" / "go2_trot.yaml")
+    i = geared.actuated.index("FL_calf_joint")
+    on = verify.actuator_torque_limits(geared, problem)
+    assert on[i] == pytest.approx(45.43) and np.allclose(on, verify.actuator_torque_limits(geared))
+    off = verify.actuator_torque_limits(geared, problem.replace(constraints={"effort_limits": False}))
+    assert np.allclose(off, current) and off[i] == pytest.approx(0.9 * 30 * 0.126 * 33.03)
+    design = {"gear_ratio": {"calf": {"joints": calf, "min": 6, "max": 50}}}
+    designed = verify.actuator_torque_limits(geared, go.load_problem(ROOT / "problems" / "go2_trot.yaml",
+                                                                     {"design": design}))
+    assert designed[i] == pytest.approx(current[i]) and designed[0] == pytest.approx(on[0])  # the hips keep theirs
+    sim = verify.build_model(geared, settings=verify.ReplaySettings(torque_speed=False), check=False,
+                             problem=problem.replace(constraints={"effort_limits": False}))
+    assert np.allclose(sim.model.actuator_forcerange, np.column_stack([-off, off]))
+
+
+@pytest.mark.fast
 def test_motors_are_limited_at_the_actuator_limits():
     robot = go.load_robot("biped7")
     limit = verify.actuator_torque_limits(robot)

@@ -59,7 +59,7 @@ def mjcf_spec(result, settings=None):
     spec, _, _, _ = robot_spec(robot, slope=problem.slope, friction=problem.constraints.friction, traj=traj,
                                settings=settings, surface=surface_of(problem))
     spec.modelname = robot.name
-    _add_motors(mj, spec, robot, torque_bounds(robot, problem.constraints))
+    _add_motors(mj, spec, robot, torque_bounds(robot, problem))
     model = spec.compile()
     if model.nq != robot.nq or model.nv != robot.nv:
         raise RuntimeError(f"MuJoCo's model has nq={model.nq}, gaitopt's {robot.nq} coordinates")
@@ -125,7 +125,7 @@ def mjcf_text(result, settings=None) -> str:
     spec, model = mjcf_spec(result, settings)
     robot, problem, traj = result.robot, result.problem, result.trajectory
     root = ET.fromstring(spec.to_xml())
-    _full_precision(root, spec, result, torque_bounds(robot, problem.constraints))
+    _full_precision(root, spec, result, torque_bounds(robot, problem))
     qadr = [int(model.jnt_qposadr[model.joint(n).id]) for n in robot.coordinates]
     dadr = [int(model.jnt_dofadr[model.joint(n).id]) for n in robot.coordinates]
     kn = traj.knots()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..actuation import imposed_effort_limits
 from ..collocation import METHODS
 from ..dynamics import GRAVITY
 from ..schedule import active_points
@@ -50,15 +51,14 @@ def actuator_record(robot, joint: str) -> dict:
             "stall_torque": a.stall_torque, "no_load_speed": a.no_load_speed, "motor": a.motor}
 
 
-def torque_bounds(robot, constraints) -> dict:
+def torque_bounds(robot, problem) -> dict:
     """Joint → the |τ| bound [N·m] the optimiser imposed (URDF effort limit and/or the current
     limit η·G·K·I_max, whichever is on and smaller), None when unbounded."""
     out = {}
+    effort = imposed_effort_limits(problem, robot)
+    constraints = problem.constraints
     for i, j in enumerate(robot.actuated):
-        bound = np.inf
-        effort = robot.effort_limit[robot.actuated_index[i]]
-        if constraints.effort_limits and effort > 0:
-            bound = min(bound, effort)
+        bound = effort[i]
         if constraints.current_limit:
             bound = min(bound, robot.actuators[j].torque_limit)
         out[j] = _finite_or_none(bound)
@@ -91,7 +91,7 @@ def model_header(result) -> dict:
         "passive": [j for j in robot.coordinates[nb:] if j not in robot.actuated],
         "armature": {n: float(arm[i]) for i, n in enumerate(robot.coordinates)},
         "actuators": {j: actuator_record(robot, j) for j in robot.actuated},
-        "torque_bounds": torque_bounds(robot, c),
+        "torque_bounds": torque_bounds(robot, problem),
         "joint_limits": {n: {"lower": _finite_or_none(robot.lower[i]), "upper": _finite_or_none(robot.upper[i]),
                              "velocity": _finite_or_none(robot.velocity_limit[i]),
                              "effort": _finite_or_none(robot.effort_limit[i])}

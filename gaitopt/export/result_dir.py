@@ -152,6 +152,42 @@ def _with_designed_urdf(result, outdir: Path):
 # ------------------------------------------------------------------------ reading a result back
 
 
+# the Actuator fields trajectory.csv's `actuators` record holds as numbers (`actuator_record`)
+_ACTUATOR_NUMBERS = ("resistance", "torque_constant", "voltage", "current_limit", "gear_ratio", "gear_efficiency",
+                     "rated_power", "rotor_inertia")
+
+
+def _recorded_actuators(csv_path: Path, robot):
+    """The robot with the actuators its trajectory.csv header records (`actuators`: the motors
+    and gears the gait was solved with), where they differ from the robot folder's: a study
+    case's swept gear or motor (`gaitopt sweep` solves each case on `Robot.with_actuators`), so
+    that plots, exports and the MuJoCo replay of OUTDIR/cases/<case> see that case's motor
+    envelope and reflected rotor inertia G²·J, not the shipped ones (until 2026-11-25 they saw
+    the shipped ones: a user's Go2 calf at G = 40 was drawn outside a 12.134:1 envelope). The
+    robot as it is without the file or the record."""
+    if not csv_path.is_file():
+        return robot
+    record = read_comments(csv_path)[0].get("actuators")
+    if not isinstance(record, dict):
+        return robot
+    acts = {}
+    for j, rec in record.items():
+        if j not in robot.actuators or not isinstance(rec, dict):
+            continue
+        a = robot.actuators[j]
+        values = {k: (np.inf if k == "rated_power" and rec.get(k) is None else rec.get(k, getattr(a, k)))
+                  for k in _ACTUATOR_NUMBERS}
+        if all(values[k] == getattr(a, k) for k in _ACTUATOR_NUMBERS):
+            continue
+        try:
+            motor = rec.get("motor", a.motor)
+            acts[j] = dataclasses.replace(a, **values, motor=motor if isinstance(motor, str) else a.motor)
+        except InputError as err:
+            raise InputError(err.message, file=str(csv_path), field=f"actuators.{j}.{(err.field or '').split('.')[-1]}") \
+                from None
+    return robot.with_actuators(acts) if acts else robot
+
+
 def _designed_gears(csv_path: Path, problem, robot):
     """A gear co-design's robot with the gears its trajectory.csv header records (`design`
     gear_ratio, the designed actuators the gait was solved with); the robot as it is without a
@@ -370,7 +406,7 @@ def load_result(result_dir: str | Path) -> Result:
             else robot_of(problem)
     except InputError as err:
         raise (InputError(str(err), file=str(rj)) if err.file is None else err) from None
-    robot = _designed_gears(d / "trajectory.csv", problem, robot)
+    robot = _designed_gears(d / "trajectory.csv", problem, _recorded_actuators(d / "trajectory.csv", robot))
     traj = _read_trajectory(d, problem, robot, info)
     return Result(bool(info["success"]), str(info["status"]), str(info["message"]), info["cost"],
                   dict(info["cost_terms"]), _stats(info), traj, problem, robot, {}, None,

@@ -129,7 +129,8 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings(),
     slope = float(problem.slope)
     q0, v0 = traj.phases[0].q[0], traj.phases[0].v[0]
     sim = build_model(robot, slope=slope, friction=float(problem.constraints.friction), traj=traj,
-                      settings=settings, q_gains=q0, check=perturbation is None, surface=surface_of(problem))
+                      settings=settings, q_gains=q0, check=perturbation is None, surface=surface_of(problem),
+                      problem=problem)
     if perturbation is not None:
         perturbation.apply(sim)
     pl = _reference(result, cycles, settings.timestep)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
+from ..actuation import imposed_effort_limits
 from ..schedule import active_points
 from .terrain_geoms import add_terrain
 from .settings import CannotReplay, ReplaySettings, load_mujoco
@@ -314,10 +315,15 @@ def _pd_gains(robot, q_gains, settings: ReplaySettings) -> tuple:
     return kp, kd, kp_stance, kd_stance, joint_feet, kp_support, kd_support
 
 
-def actuator_torque_limits(robot) -> np.ndarray:
+def actuator_torque_limits(robot, problem=None) -> np.ndarray:
     """(nu,) the largest joint torque [N·m] each actuated joint's motor gives: the smaller of
-    the URDF effort limit (where given, > 0) and the current limit's η·G·K·I_max."""
-    effort = robot.effort_limit[robot.actuated_index]
+    the URDF effort limit (where given, > 0) and the current limit's η·G·K·I_max. With the
+    `problem` the gait was planned for, the URDF effort limit only where the plan imposed it
+    (`constraints.effort_limits`, not on co-designed gears): it describes the shipped gear, so a
+    gear study switches it off (docs/studies.md), and the replay of its cases must too (until
+    2026-11-25 a user's Go2 calf planned at G = 30 was clamped at the 12.134:1 gear's 45.4 N·m
+    instead of its motor's 112 N·m)."""
+    effort = robot.effort_limit[robot.actuated_index] if problem is None else imposed_effort_limits(problem, robot)
     current = np.array([robot.actuators[j].torque_limit for j in robot.actuated])
     return np.minimum(np.where(effort > 0, effort, np.inf), current)
 
@@ -366,7 +372,7 @@ def robot_spec(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
 
 def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
                 settings: ReplaySettings = ReplaySettings(), q_gains=None, check: bool = True,
-                surface=None) -> SimModel:
+                surface=None, problem=None) -> SimModel:
     """Build `robot` in MuJoCo from its URDF (`gaitopt.verify` says what is changed).
 
     slope [rad] tilts the floor about world y (uphill towards +x); surface: a `gaitopt.terrain`
@@ -376,14 +382,15 @@ def build_model(robot, *, slope: float = 0.0, friction: float = 0.7, traj=None,
     standing posture). check: compare the mass matrix and contact points with Pinocchio at
     q_gains and raise CannotReplay if they disagree (a modelling mismatch, not a gait failure);
     CannotReplay too when MuJoCo refuses the model. The motors are torque-limited at
-    `actuator_torque_limits` unless settings.torque_limits is False.
+    `actuator_torque_limits` (of `problem`, the one the gait was planned for, when given)
+    unless settings.torque_limits is False.
     """
     mj = load_mujoco()
     spec, normal, tangents, foot_geom_names = robot_spec(robot, slope=slope, friction=friction, traj=traj,
                                                          settings=settings, surface=surface)
     q_gains = robot.standing_q if q_gains is None else np.asarray(q_gains, float)
     kp, kd, kp_stance, kd_stance, joint_feet, kp_support, kd_support = _pd_gains(robot, q_gains, settings)
-    limit = actuator_torque_limits(robot) if settings.torque_limits else np.full(len(robot.actuated), np.inf)
+    limit = actuator_torque_limits(robot, problem) if settings.torque_limits else np.full(len(robot.actuated), np.inf)
     # with the torque–speed line the replay sets the range at every step (from the stall torque)
     stall = np.array([robot.actuators[j].stall_torque for j in robot.actuated])
     _add_actuators(mj, spec, robot, kp, kd, np.minimum(limit, stall) if settings.torque_speed else limit)
