@@ -22,11 +22,11 @@ import dataclasses
 from pathlib import Path
 
 import numpy as np
-import pinocchio as pin
 
 import gaitopt as go
 from gaitopt import verify
 from gaitopt.actuation import joule_coefficient
+from gaitopt.quantities import contact_points
 from gaitopt.schedule import active_points
 from gaitopt.terrain_io import surface_of
 from gaitopt.touchdowns import touchdown_table
@@ -72,15 +72,6 @@ def planned_contacts(result, t) -> np.ndarray:
     modes = result.trajectory.phase_modes()
     return np.array([[c.name in active_points(result.robot, modes[str(ph)]) for c in result.robot.contacts]
                      for ph in result.trajectory.sample(t)["phase"]])
-
-
-def contact_points(robot, q) -> np.ndarray:
-    data = robot.model.createData()
-    out = []
-    for qk in q:
-        pin.framesForwardKinematics(robot.model, data, qk)
-        out.append([data.oMf[c.frame_id].act(c.point) for c in robot.contacts])
-    return np.array(out)
 
 
 def where(result) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict
 
 import numpy as np
-import pinocchio as pin
 
 from ..cycle import height_above_terrain
 from ..terrain_io import base_height_above_ground
 from ..energy import absolute_work, cycle_energies, specific_resistance
+from ..quantities import contact_points
 from ..version import __version__
 from .settings import load_mujoco
 
@@ -45,16 +45,6 @@ def _stance_slips(pts, point_on, tangents, touching=None) -> np.ndarray:
 
 def _rms(x, axis=0):
     return np.sqrt(np.mean(np.square(x), axis=axis))
-
-
-def _contact_points(robot, q) -> np.ndarray:
-    """World positions (T, nc, 3) of the contact points at the postures q (T, nq)."""
-    data = robot.model.createData()
-    out = []
-    for qk in q:
-        pin.framesForwardKinematics(robot.model, data, qk)
-        out.append([data.oMf[c.frame_id].act(c.point) for c in robot.contacts])
-    return np.array(out)
 
 
 def _foot_forces(robot, n, f_plan, f_sim) -> dict:
@@ -188,7 +178,7 @@ def judge(result, sim, settings, cycles, series, pts, point_on, touching, fell_a
     distance = {"planned_m": float(planned), "simulated_m": simulated, "relative_error": float(rel)}
     slip = _stance_slips(pts, point_on, sim.ground_tangents, touching)
     # the plan's own contact points, for the foothold drift the plan itself has
-    slip_plan = _stance_slips(_contact_points(robot, q_plan), point_on, sim.ground_tangents)
+    slip_plan = _stance_slips(contact_points(robot, q_plan), point_on, sim.ground_tangents)
     energy = _energy_report(robot, traj, series, result.problem.cost)
     failures = _failures(robot, settings, fell_at, slip, distance, energy, heading)
     weight = robot.total_mass * float(np.linalg.norm(robot.model.gravity.linear))
