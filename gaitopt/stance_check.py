@@ -92,31 +92,46 @@ def stance_gaps(result) -> StanceGap | None:
     return StanceGap(worst["height"], worst["friction"], worst["two_treads"])
 
 
-def warn_if_off_ground(result) -> None:
-    """One warning when a loaded stance point stands more than TOLERANCE off the true ground,
-    a foot's loaded points stand on two treads, or a force's friction use exceeds
-    1 + FRICTION_TOLERANCE, at the exported knots."""
-    gaps = stance_gaps(result)
-    if gaps is None:
-        return
+def off_ground_message(gaps: StanceGap, *, stairs: bool, rolling: bool) -> str | None:
+    """The warning's text for `gaps`, or None when nothing is off. The command line prints a
+    warning as one line of at most 400 characters (`gaitopt.cli_common.MAX_LINE`): the
+    measurements come first and each is short, and the advice names only what applies to the
+    problem (stairs: terrain.stairs.start_x; heel–toe feet: the rolls' knots), so that with all
+    three measurements it still fits and is not cut in the middle of the advice."""
     said = []
     if gaps.height is not None and gaps.height[0] > TOLERANCE:
         v, name, t, x = gaps.height
-        said.append(f"{name} carries force {1e3 * v:.1f} mm off the true ground at t = {t:.3f} s (x = {x:.3f} m)")
+        said.append(f"{name} carries force {1e3 * v:.1f} mm off the true ground ({_when(t, x)})")
     if gaps.two_treads is not None:
         v, name, t, x = gaps.two_treads
-        said.append(f"a foot's loaded points stand on two treads ({1e3 * v:.0f} mm apart; {name} at t = {t:.3f} s, "
-                    f"x = {x:.3f} m)")
+        said.append(f"{name}'s foot stands on two treads ({1e3 * v:.0f} mm apart; {_when(t, x)})")
     if gaps.friction is not None and gaps.friction[0] > 1.0 + FRICTION_TOLERANCE:
         v, name, t, x = gaps.friction
-        said.append(f"{name}'s force uses {v:.2f} of its friction cone at t = {t:.3f} s (x = {x:.3f} m)")
+        said.append(f"{name} uses {v:.2f} of its friction cone ({_when(t, x)})")
     if not said:
+        return None
+    knots = "more knots in the heel and toe rolls" if rolling else "more knots"
+    other = ", or terrain.stairs.start_x moved a few mm" if stairs else ""
+    return ("stance off the ground its rows set: " + "; ".join(said)
+            + f". Try {knots}{other} (docs/terrain.md)")
+
+
+def _when(t: float, x: float) -> str:
+    return f"t {t:.3f} s, x {x:.3f} m"
+
+
+def warn_if_off_ground(result) -> None:
+    """One warning when a loaded stance point stands more than TOLERANCE off the true ground,
+    a foot's loaded points stand on two treads, or a force's friction use exceeds
+    1 + FRICTION_TOLERANCE, at the exported knots (`off_ground_message`)."""
+    gaps = stance_gaps(result)
+    if gaps is None:
+        return
+    terrain = result.problem.terrain or {}
+    text = off_ground_message(gaps, stairs="stairs" in terrain,
+                              rolling=any(f.kind == "heel_toe" for f in result.robot.feet.values()))
+    if text is None:
         return
     import warnings
 
-    warnings.warn("the plan's stance is not on the ground its rows describe: " + "; ".join(said)
-                  + ". The rows set a stance point's height and tread where its stance starts, on the smoothed "
-                  "steps, and only its velocity after (it drifts between knots, onto a smoothed edge where the "
-                  "normal turns fast); more knots in the rolling phases shrink the drift (biped7's held toe: 3 mm "
-                  "at 6 knots, 1 mm at 12), and on stairs terrain.stairs.start_x moved by a few millimetres gives "
-                  "another plan (docs/terrain.md)", stacklevel=2)
+    warnings.warn(text, stacklevel=2)

@@ -64,7 +64,7 @@ def test_a_foot_across_an_edge_is_said(heel_toe_stairs):
     0.3 m: a foot's loaded points one rise apart."""
     across = _moved(heel_toe_stairs, "base_x", 0.1)
     assert stance_gaps(across).two_treads[0] == pytest.approx(0.08)
-    with pytest.warns(UserWarning, match=r"stand on two treads \(80 mm apart"):
+    with pytest.warns(UserWarning, match=r"stands on two treads \(80 mm apart"):
         warn_if_off_ground(across)
 
 
@@ -112,3 +112,24 @@ def test_a_held_toe_drifting_into_its_tread_is_said():
     assert name in ("left_toe", "right_toe") and 0.0025 < height < 0.0040
     text = " ".join(str(w.message) for w in said)
     assert f"stance point {name} passes" in text and f"{name} carries force" in text
+
+
+def test_the_warning_fits_the_command_lines_one_line_whole():
+    """The command line prints a warning as one line of at most MAX_LINE characters: the old
+    text (measurements, then 290 characters of advice) was always cut there, mid-word, losing
+    the stair's advice (a new user's Go2 stair trot, 2026-11-25). Every measurement at once,
+    with long point names and wide numbers, now fits; the advice names what applies."""
+    from gaitopt.cli_common import MAX_LINE
+    from gaitopt.stance_check import StanceGap, off_ground_message
+
+    worst = StanceGap(height=(0.1725, "right_heel_outer", 1.125, -2.345),
+                      friction=(12.34, "right_heel_outer", 1.125, -2.345),
+                      two_treads=(0.125, "right_heel_outer", 1.125, -2.345))
+    for stairs in (True, False):
+        for rolling in (True, False):
+            text = "gaitopt: warning: " + off_ground_message(worst, stairs=stairs, rolling=rolling)
+            assert len(text) <= MAX_LINE, (len(text), text)
+            assert text.endswith("(docs/terrain.md)")
+            assert ("terrain.stairs.start_x" in text) == stairs
+            assert ("heel and toe" in text) == rolling
+    assert off_ground_message(StanceGap(None, (0.5, "FL", 0.0, 0.0), None), stairs=True, rolling=False) is None
