@@ -281,10 +281,15 @@ def _stair_not_repeating(problem, D: float, span: tuple) -> None:
     k = D / run
     if abs(k - round(k)) > 1e-6 or round(k) < 1:
         runs = ", ".join(f"{D / n:.4g}" for n in range(1, 4))
-        per = "half cycle" if problem.cycle == "half" else "cycle"
-        raise InputError(f"the base advance per {per}, {D:.4g} m, is not a whole number of runs of {run:.4g} m: a "
-                         "periodic gait repeats its footholds after it, so the stair must too", file=problem.source,
-                         field="terrain.stairs.run", allowed=f"{D:.4g} m / a whole number ({runs}, ... m) over {path}")
+        half = problem.cycle == "half"
+        # a real stair is given: the gait's stride is what a user can change, so say which
+        # strides fit (a half cycle advances half its stride, mirrored: 2 runs per stride)
+        strides = (f"a stride of n × {2 * run:.4g} m (gait.cycle: full: n × {run:.4g} m)" if half
+                   else f"a stride of n × {run:.4g} m")
+        raise InputError(f"the base advance per {'half cycle' if half else 'cycle'}, {D:.4g} m, is not a whole number "
+                         f"of runs of {run:.4g} m: a periodic gait repeats its footholds after it, so the stair must "
+                         "too", file=problem.source, field="terrain.stairs.run",
+                         allowed=f"a run of {D:.4g} m / n ({runs}, ... m), or {strides}, over {path}")
     count = int(np.ceil((span[1] - x0) / run)) + 1
     raise InputError(f"the stair x = {x0:.3g} to {x0 + (st['count'] - 1) * run:.3g} m does not span {path}: its ends "
                      "do not repeat with the stride", file=problem.source, field="terrain.stairs.count",

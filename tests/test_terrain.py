@@ -134,6 +134,22 @@ def test_a_stair_the_cycle_does_not_repeat_on_is_refused(stairs, field, says):
     assert "…" not in str(err.value) and "feet's path x = " in str(err.value)
 
 
+@pytest.mark.fast
+def test_a_stair_refused_for_its_run_names_the_strides_that_fit():
+    """A new user's Go2 trot (half cycle, stride 0.225 m) up a 0.28 m-run stair: the error
+    offered only runs of 0.1125 m / n, while the stair is the given and the stride the choice;
+    it now names the strides that fit, and the full cycle's."""
+    problem = go.load_problem(go.__path__[0] + "/../problems/go2_trot.yaml",
+                              ["terrain={stairs: {rise: 0.09, run: 0.28, count: 10, start_x: -1.0}}"])
+    with pytest.raises(InputError, match="not a whole number of runs") as err:
+        go.solve(problem)
+    assert "a stride of n × 0.56 m (gait.cycle: full: n × 0.28 m)" in str(err.value)
+    full = problem_from_dict({**BASE, "terrain": {"stairs": {"rise": 0.03, "run": 0.1, "count": 12,
+                                                            "start_x": -0.6}}}, "p.yaml")
+    with pytest.raises(InputError, match=r"or a stride of n × 0\.1 m, over the feet's path"):
+        go.solve(full)
+
+
 def _quiet(problem):
     return problem.replace(solver=dataclasses.replace(problem.solver, print_level=0))
 
