@@ -15,7 +15,7 @@ from matplotlib import animation as mpl_animation
 
 from . import quantities as Q
 from .errors import InputError
-from .plot import draw_ground_3d, new_figure, side_view_3d
+from .plot import draw_ground_3d, draw_ground_profiles, new_figure, side_view_3d
 from .terrain_io import surface_of
 
 VIEWS = ("auto", "sagittal", "3d")
@@ -110,8 +110,8 @@ def _frames(result, fps, cycles, view, force_scale):
         com, = ax.plot([], [], "o", color="k", ms=4)
         x0, x1 = lo[0] - 0.1, hi[0] + 0.1
         xg = np.linspace(x0, x1, 400)
-        zg = surface.exact_height(xg, 0.0 * xg)
-        ax.plot(xg, zg, color="#744210", lw=1.5)
+        profiles = draw_ground_profiles(ax, surface, xg, np.array([e["contacts"][:, 1] for e in frames]))
+        zg = np.concatenate([z for _, z in profiles])
         ax.set_xlim(x0, x1)
         ax.set_ylim(min(lo[2], zg.min()) - 0.02, hi[2] + 0.1 * height)
         ax.set_aspect("equal")

@@ -281,10 +281,34 @@ def ground_reaction_forces(result) -> Figure:
     return fig
 
 
-def _ground_line(ax, x0, x1, problem):
-    """The ground's profile along y = 0 (true step edges, the height map's surface)."""
-    x = np.linspace(x0, x1, 400)
-    ax.plot(x, surface_of(problem).exact_height(x, 0.0 * x), color="#744210", lw=1.5, zorder=1)
+def ground_profiles(surface, x: np.ndarray, contacts_y: np.ndarray) -> list:
+    """The ground's sagittal profiles z(x) [m] to draw under side views: [(y [m], z (len(x),))].
+    One along y = 0 for ground whose height does not vary with y (a plane, a slope, steps); on
+    a height map one along each side's feet, at the mean y of the contact points drawn on that
+    side (y > 0, y < 0; `contacts_y`, any shape), since the profile at y = 0 is not the ground
+    the feet stand on (a new user's Go2 on a ±2 cm map: feet drawn on the y = 0 profile while
+    standing up to 20 mm from it)."""
+    y = np.asarray(contacts_y, float).ravel()
+    sides = [float(y[m].mean()) for m in (y > 1e-3, y < -1e-3) if m.any()] \
+        if surface.kind == "height_map" else []
+    return [(yy, np.asarray(surface.exact_height(x, yy + 0.0 * x), float)) for yy in sides or [0.0]]
+
+
+def draw_ground_profiles(ax, surface, x: np.ndarray, contacts_y: np.ndarray) -> list:
+    """`ground_profiles` on a side view: solid along y = 0 or the left feet, dashed along the
+    right feet (labelled with their y on a height map); returns the profiles."""
+    profiles = ground_profiles(surface, x, contacts_y)
+    for (y, z), style in zip(profiles, ("-", "--")):
+        label = f"ground at y = {y:.3g} m" if len(profiles) > 1 else None
+        ax.plot(x, z, style, color="#744210", lw=1.5, zorder=1, gid="ground", label=label)
+    if len(profiles) > 1:
+        ax.legend(loc="upper left", fontsize=7)
+    return profiles
+
+
+def _ground_line(ax, x0, x1, problem, contacts_y):
+    """The ground's profile under the feet (true step edges, the height map's surface)."""
+    draw_ground_profiles(ax, surface_of(problem), np.linspace(x0, x1, 400), contacts_y)
 
 
 def _snapshots(result, n: int):
@@ -316,7 +340,8 @@ def stick_figures(result, n: int = 8) -> Figure:
         ax.plot(c[~flags, 0], c[~flags, 2], "o", mfc="none", color=colour, ms=4)
         ax.plot(e["com"][0], e["com"][2], "x", color=colour, ms=6)
     xs = np.concatenate([pts[:, 0] for _, _, pts, _ in snaps])
-    _ground_line(ax, xs.min() - 0.05, xs.max() + 0.05, result.problem)
+    _ground_line(ax, xs.min() - 0.05, xs.max() + 0.05, result.problem,
+                 np.concatenate([e["contacts"][:, 1] for _, e, _, _ in snaps]))
     ax.set_aspect("equal")
     ax.autoscale_view()
     ax.set_xlabel("x [m]")

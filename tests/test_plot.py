@@ -219,6 +219,41 @@ def test_animation_draws_the_height_map(results):
     assert len(x_nodes) >= 5 and all(np.isclose(segs[:, 0], x).any() for x in x_nodes)
 
 
+def test_side_views_draw_the_height_map_under_each_sides_feet(results):
+    """On a height map the side views (stick figures, sagittal animation) draw the ground along
+    the left and the right feet's y, where they stand, not along y = 0 (a new user's Go2 on a
+    ±2 cm map: its feet were drawn on a profile up to 20 mm from their ground); elsewhere one
+    profile along y = 0."""
+    import dataclasses
+
+    from gaitopt.terrain_io import surface_of
+
+    res = results["quadruped"]
+    grid = 0.01 * np.random.default_rng(1).normal(size=(8, 6))
+    terrain = {"height_map": {"origin": [0.013, -0.02], "spacing": [0.05, 0.07], "heights": grid.tolist()}}
+    bumpy = dataclasses.replace(res, problem=dataclasses.replace(res.problem, terrain=terrain))
+    surface = surface_of(bumpy.problem)
+    kn = res.trajectory.knots()
+    feet_y = np.array([P.Q.Poses(res.robot).evaluate(q)["contacts"][:, 1] for q in kn["q"]])
+    for r, sides in ((res, [0.0]), (bumpy, [feet_y[feet_y > 0].mean(), feet_y[feet_y < 0].mean()])):
+        fig = P.stick_figures(r)
+        anim = A.gait_animation(r, view="sagittal")
+        anim._func(0)
+        anim._draw_was_started = True
+        for ax in (fig.axes[0], anim._fig.axes[0]):
+            lines = [ln for ln in ax.get_lines() if ln.get_gid() == "ground"]
+            assert len(lines) == len(sides)
+            for ln, y in zip(lines, sides):
+                x, z = ln.get_data()
+                assert np.allclose(z, surface.exact_height(x, y + 0.0 * x) if r is bumpy else 0.0, atol=2e-3)
+            if r is bumpy:
+                assert all(ln.get_label().startswith("ground at y = ") for ln in lines)
+        ln0 = [ln for ln in fig.axes[0].get_lines() if ln.get_gid() == "ground"]
+        if r is bumpy:  # what y = 0 would have drawn is not the ground under the feet
+            x, z = ln0[0].get_data()
+            assert np.abs(z - surface.exact_height(x, 0.0 * x)).max() > 0.004
+
+
 # leg joints' name prefixes: (left legs, all legs)
 LEG_PREFIXES = {"biped7": (("left_",), ("left_", "right_")), "hoap2": (("LLEG",), ("LLEG", "RLEG")),
                 "solo12": (("FL_", "HL_"), ("FL_", "FR_", "HL_", "HR_")), "hexapod": (("L",), ("L", "R"))}
