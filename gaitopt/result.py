@@ -84,7 +84,9 @@ class Result:
             + ", ".join(f"{k} {v:.6g}" for k, v in self.cost_terms.items()),
             f"stride {self.trajectory.stride:.4f} m, period {self.trajectory.period:.4f} s, "
             f"speed {self.trajectory.stride / self.trajectory.period:.4f} m/s"
-            + self.trajectory.turn_text(),
+            + self.trajectory.turn_text()
+            # a failed solve's iterate breaks rows, the speed's too: not the problem's figures
+            + ("" if self.success else " (the returned iterate's, not the problem's)"),
             f"{self.stats['iterations']} iterations, {self.stats['solve_time_s']:.3f} s solve "
             f"({self.stats['function_eval_time_s']:.3f} s in function evaluations), "
             f"{self.stats['setup_time_s']:.3f} s setup; NLP {self.stats['n_variables']} variables, "

@@ -72,6 +72,15 @@ def test_a_solve_failing_on_a_foothold_says_what_to_try(stairs):
     assert "hint: a foot's points ended on two treads" in straddling.summary()
 
 
+def test_a_failed_solves_stride_and_speed_are_marked_as_its_iterates(stairs):
+    """A new user's Go2 stair trot, infeasible at one start, printed "stride 0.3279 m, speed
+    0.5855 m/s" for a problem asking 0.28 m and 0.5 m/s: those are the returned iterate's."""
+    failed = dataclasses.replace(stairs, success=False, status="Infeasible_Problem_Detected")
+    line = next(ln for ln in failed.summary().splitlines() if ln.startswith("stride "))
+    assert line.endswith("m/s (the returned iterate's, not the problem's)")
+    assert "iterate" not in next(ln for ln in stairs.summary().splitlines() if ln.startswith("stride "))
+
+
 @pytest.mark.fast
 def test_a_sole_across_a_nose_is_found_between_its_corners():
     """A sole whose heel and toe corners stand on two treads (each on the ground) passes
