@@ -285,7 +285,9 @@ def run_case(case: Case, outdir: str, warm_dir: str | None = None) -> dict:
 # ------------------------------------------------------------------------------ progress
 
 class _Progress:
-    """A one-line text progress bar on a stream (stderr by default)."""
+    """A one-line text progress bar on a stream (stderr by default); on a stream that is not a
+    terminal (a log file, a CI job's output) one line per finished case instead, since a log
+    keeps every carriage-return update of a bar run together on one line."""
 
     def __init__(self, total: int, done: int, stream=None, width: int = 30, label: str = "",
                  words: tuple = ("solved", "failed")):
@@ -296,6 +298,8 @@ class _Progress:
         self.label, self.resumed = label, done
         self.stream = stream if stream is not None else sys.stderr
         self.width, self.t0 = width, time.perf_counter()
+        isatty = getattr(self.stream, "isatty", None)
+        self.terminal = bool(isatty and isatty())
         self.show()
 
     def update(self, outcome) -> None:
@@ -310,16 +314,18 @@ class _Progress:
     def show(self) -> None:
         n = int(self.width * self.done / max(self.total, 1))
         counts = ", ".join(f"{self.counts[w]} {w}" for w in self.words)
-        self.stream.write(f"\r{self.label}[{'#' * n}{'.' * (self.width - n)}] {self.done}/{self.total} cases "
-                          f"({counts}, {self.resumed} resumed) {time.perf_counter() - self.t0:.0f} s")
-        if self.done >= self.total:
-            self.stream.write("\n")
+        line = (f"{self.label}[{'#' * n}{'.' * (self.width - n)}] {self.done}/{self.total} cases "
+                f"({counts}, {self.resumed} resumed) {time.perf_counter() - self.t0:.0f} s")
+        if not self.terminal:
+            self.stream.write(line + "\n")
+        else:
+            self.stream.write("\r" + line + ("\n" if self.done >= self.total else ""))
         self.stream.flush()
 
     def close(self) -> None:
         """End the bar's line if the sweep stopped before its last case (Ctrl-C, an error):
         what the shell prints next starts on a line of its own."""
-        if self.done < self.total:
+        if self.terminal and self.done < self.total:
             self.stream.write("\n")
             self.stream.flush()
 

@@ -399,20 +399,42 @@ def test_sweep_with_codegen_and_no_compiler_is_bad_input(tmp_path, monkeypatch):
 
 
 @pytest.mark.fast
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
 def test_progress_bar_line_ends_when_a_sweep_stops_early():
     """After a Ctrl-C the bar's line was left open and the shell's prompt followed it (a helper's
     trial, 2026-11-24)."""
     from gaitopt.study import _Progress
-    out = io.StringIO()
+    out = _Terminal()
     bar = _Progress(3, 0, out)
     bar.update(True)
     bar.close()
     assert out.getvalue().endswith("\n") and out.getvalue().count("\n") == 1
-    done = io.StringIO()
+    done = _Terminal()
     bar = _Progress(1, 0, done)
     bar.update(True)
     bar.close()
     assert done.getvalue().count("\n") == 1  # a finished bar ends its line once
+
+
+@pytest.mark.fast
+def test_progress_is_a_line_per_case_in_a_log():
+    """Where stderr is not a terminal (a log, a CI job) the bar's carriage-return updates ran
+    together on one line (a new user's sizing study): there each finished case is a line of its
+    own, and stopping early adds no empty line."""
+    from gaitopt.study import _Progress
+    log = io.StringIO()
+    bar = _Progress(3, 0, log)
+    bar.update(True)
+    bar.update(False)
+    bar.close()
+    lines = log.getvalue().split("\n")
+    assert "\r" not in log.getvalue() and lines[-1] == "" and len(lines) == 4
+    assert [ln.split("] ")[1].split(" cases")[0] for ln in lines[:3]] == ["0/3", "1/3", "2/3"]
+    assert "1 solved, 1 failed" in lines[2]
 
 
 @pytest.mark.fast
