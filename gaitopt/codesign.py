@@ -41,9 +41,9 @@ def gears_at_bounds(result, rtol: float = 1e-4) -> dict:
     """Design group → "min" or "max" for each optimal gear ratio on its bound (within rtol): the
     optimum of that gear lies at or beyond the range allowed, not inside it (a user's Go2 calf
     at 0.3 m/s ended on max = 50 with nothing to tell it from an interior optimum)."""
-    out = {}
+    out, gears = {}, optimal_gears(result)
     for d in result.problem.design or ():
-        G = optimal_gears(result)[d.name]
+        G = gears[d.name]
         for side, bound in (("min", d.bounds.min), ("max", d.bounds.max)):
             if abs(G - bound) <= rtol * bound:
                 out[d.name] = side

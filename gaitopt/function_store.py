@@ -64,9 +64,9 @@ class FunctionStore:
 
     @staticmethod
     def _load(path: Path):
-        from .codegen import _trusted
+        from .codegen import _digest_path, _trusted
 
-        digest = path.with_name(path.name + ".sha256")
+        digest = _digest_path(path)
         try:
             text = path.read_text()
             if not _trusted(path.parent, path, digest) or digest.read_text().strip() != _sha(text):
@@ -76,7 +76,7 @@ class FunctionStore:
             return None  # missing, unreadable or not a Function: built again
 
     def _save(self, path: Path, fn: ca.Function) -> None:
-        from .codegen import _trusted
+        from .codegen import _digest_path, _trusted
 
         text = fn.serialize()
         try:
@@ -85,7 +85,7 @@ class FunctionStore:
                 return
             # the file first, then its digest: a reader in between sees a mismatch and builds
             _replace_with(path, text)
-            _replace_with(path.with_name(path.name + ".sha256"), _sha(text))
+            _replace_with(_digest_path(path), _sha(text))
         except OSError:
             pass  # an unwritable cache: the next set-up builds it again
 

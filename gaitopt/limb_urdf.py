@@ -19,6 +19,7 @@ import yaml
 from .export.atomic import atomic_write_text
 from .constraints.kinematics import default_foot_half_size
 from .point_kinematics import place_contacts
+from .quantities import contact_points
 from .legs import leg_geometry
 from .limb_lengths import stretch, stretched_body
 from .robot import read_yaml
@@ -26,13 +27,6 @@ from .robot import read_yaml
 
 def _num(x) -> np.ndarray:
     return np.array(x, float).reshape(np.shape(x)) if not hasattr(x, "full") else np.array(x.full())
-
-
-def _contact_points(model, robot, q) -> np.ndarray:
-    """World positions (nc, 3) [m] of the robot's contact points at q."""
-    data = model.createData()
-    pin.framesForwardKinematics(model, data, q)
-    return np.array([data.oMf[c.frame_id].act(c.point) for c in robot.contacts])
 
 
 def designed_robot(robot, segments, scales):
@@ -66,7 +60,7 @@ def designed_robot(robot, segments, scales):
     # the feasibility geometry must not follow the design (the co-design NLP used the shipped
     # robot's): the standing feet stay where they were, the foot boxes keep their sizes
     shipped = leg_geometry(robot)
-    targets = _contact_points(robot.model, robot, robot.standing_q)
+    targets = contact_points(robot, [robot.standing_q])[0]
     out.standing_q = place_contacts(out, robot.standing_q, targets)
     kin = dict(robot.kinematics)
     if "foot_range" not in kin:

@@ -90,8 +90,10 @@ class NlpBuilder:
         Function, and compiled with `solver.codegen`: gaitopt.codegen) and `rest` inline rows
         added at the same offsets; otherwise the same as `con`. Traced (gaitopt.tracing), a
         point component's calls are split likewise."""
-        at = self._variable_offsets(args) if isinstance(fn, ca.Function) else None
-        if at is None or fn.numel_out(0) != ca.SX(rest).numel() or fn.n_out() != 1:
+        whole = isinstance(fn, ca.Function) and len(args) == fn.n_in()  # (tracing's `_split_calls` likewise)
+        at = self._variable_offsets(args) if whole else None
+        if at is None or at.size != sum(fn.numel_in(i) for i in range(fn.n_in())) \
+                or fn.numel_out(0) != ca.SX(rest).numel() or fn.n_out() != 1:
             self.con(term, phase, fn(*args) + rest, lb, ub)
             return
         if id(fn) not in self.call_functions:

@@ -136,13 +136,11 @@ def joint_angles(result) -> Figure:
 
 
 def _torque_limit(result, joint: str) -> float:
-    """The torque bound of the problem: current limit and URDF effort limit, as transcribed."""
-    from .actuation import imposed_effort_limits  # numpy only
-    robot, cons = result.robot, result.problem.constraints
-    lim = imposed_effort_limits(result.problem, robot)[robot.actuated.index(joint)]
-    if cons.current_limit:
-        lim = min(lim, robot.actuators[joint].torque_limit)
-    return float(lim)
+    """The torque bound of the problem: current limit and URDF effort limit, as transcribed
+    (trajectory.csv's `torque_bounds`; inf where unbounded)."""
+    from .export.model_header import torque_bounds  # numpy only
+    bound = torque_bounds(result.robot, result.problem)[joint]
+    return np.inf if bound is None else float(bound)
 
 
 def joint_torques(result) -> Figure:

@@ -6,7 +6,7 @@ a shipped robot); these checks take milliseconds and say which setting is at fau
 """
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -17,7 +17,7 @@ from .constraints.kinematics import (BASE_ATTITUDE_BAND, FootRangeOfMotion, atti
 from .direction import check_robot
 from .errors import InputError
 from .legs import base_rotation, leg_geometry
-from .robot_model import Actuator
+from .robot_model import ACTUATOR_NUMBERS
 from .schedule import Schedule, active_points
 
 
@@ -404,11 +404,6 @@ def _turn_beyond_planted_soles(problem, robot, schedule) -> None:
                                      "/ base_attitude.yaw, or shorten the stance")
 
 
-
-# the Actuator fields a joint's rows and cost read (not the motor's name and source)
-_ACTUATOR_NUMBERS = tuple(f.name for f in fields(Actuator) if f.name not in ("motor", "source"))
-
-
 def mirror_actuator_mismatches(problem, robot, actuators: dict | None = None) -> list:
     """[(joint, partner, {field: (joint's value, partner's value)})] for each mirror pair whose
     actuators (`actuators`, default the robot's: joint → Actuator) differ, when `problem` is a
@@ -430,7 +425,7 @@ def mirror_actuator_mismatches(problem, robot, actuators: dict | None = None) ->
         seen.add((j, partner))
         a, b = acts[j], acts[partner]
         diff = {}
-        for name in _ACTUATOR_NUMBERS:
+        for name in ACTUATOR_NUMBERS:
             if name == "gear_ratio" and j in designed and partner in designed:
                 continue
             x, y = float(getattr(a, name)), float(getattr(b, name))

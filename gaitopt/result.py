@@ -158,13 +158,13 @@ def joints_at_actuator_limits(result, tol: float = 1e-4) -> list:
     c = getattr(getattr(result, "problem", None), "constraints", None)
     if not result.success or traj is None or c is None:
         return []
-    from .actuation import designed_joints, motor_voltage  # numpy only
+    from .actuation import imposed_effort_limits, motor_voltage  # numpy only
     robot = result.robot
     idx = [robot.index(j) for j in robot.actuated]
     # knots and midpoints (trapezoidal: τ and q̇ linear between knots; Hermite–Simpson: its variables)
     tau = np.concatenate([x for p in traj.phases for x in (p.tau, p.mid["tau"] if p.mid else p.tau[:0])])
     qd = np.concatenate([x for p in traj.phases for x in (p.v, p.mid["v"] if p.mid else p.v[:0])])[:, idx]
-    designed = designed_joints(result.problem, robot)
+    effort = imposed_effort_limits(result.problem, robot)  # inf where the plan does not impose it
     out = []
     for k, j in enumerate(robot.actuated):
         a = robot.actuators[j]
@@ -173,8 +173,8 @@ def joints_at_actuator_limits(result, tol: float = 1e-4) -> list:
             ratios["torque_speed"] = np.abs(motor_voltage(a, tau[:, k], qd[:, k], a.gear_ratio)).max() / a.voltage
         if c.current_limit:
             ratios["current_limit"] = np.abs(tau[:, k]).max() / a.torque_limit
-        if c.effort_limits and j not in designed and robot.effort_limit[idx[k]] > 0:
-            ratios["effort_limit"] = np.abs(tau[:, k]).max() / robot.effort_limit[idx[k]]
+        if np.isfinite(effort[k]):
+            ratios["effort_limit"] = np.abs(tau[:, k]).max() / effort[k]
         if c.velocity_limits and np.isfinite(robot.velocity_limit[idx[k]]) and robot.velocity_limit[idx[k]] > 0:
             ratios["velocity_limit"] = np.abs(qd[:, k]).max() / robot.velocity_limit[idx[k]]
         out += [f"{limit}.{j}" for limit, r in ratios.items() if r >= 1.0 - tol]

@@ -70,7 +70,7 @@ def _mirror_errors(model, data, mirror, contacts, q, locked_frames=()) -> np.nda
     perm = np.concatenate([mirror.contact_perm, len(contacts) + mirror.perm])
     paired = np.abs(pm - p[perm] @ _REFLECT).max(axis=1)
     nearest = np.abs(lock_m[:, None, :] - (lock @ _REFLECT)[None, :, :]).max(axis=2).min(axis=1, initial=np.inf)
-    return np.concatenate([paired, nearest[:len(locked_frames)]])
+    return np.concatenate([paired, nearest])
 
 
 def _mirror_error(model, data, mirror, contacts, q, locked_frames=()) -> float:

@@ -5,7 +5,7 @@ robot folder).
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import pinocchio as pin
@@ -98,6 +98,10 @@ class Actuator:
 
     def with_gear(self, gear_ratio: float) -> "Actuator":
         return replace(self, gear_ratio=float(gear_ratio))
+
+
+# the Actuator's numbers (what a joint's rows, cost and limits read; not the motor's name, source)
+ACTUATOR_NUMBERS = tuple(f.name for f in fields(Actuator) if f.name not in ("motor", "source"))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from ..problem import problem_from_record
 from ..result import Multipliers, Result, joints_at_position_limits
 from ..terrain_io import periodic_slope
 from ..robot import load_robot, robot_of
+from ..robot_model import ACTUATOR_NUMBERS  # the numbers trajectory.csv's `actuators` record holds
 from ..trajectory import Trajectory
 from .atomic import atomic_open, atomic_write_text
 from .commented_csv import read_comments
@@ -152,11 +153,6 @@ def _with_designed_urdf(result, outdir: Path):
 # ------------------------------------------------------------------------ reading a result back
 
 
-# the Actuator fields trajectory.csv's `actuators` record holds as numbers (`actuator_record`)
-_ACTUATOR_NUMBERS = ("resistance", "torque_constant", "voltage", "current_limit", "gear_ratio", "gear_efficiency",
-                     "rated_power", "rotor_inertia")
-
-
 def _recorded_actuators(csv_path: Path, robot):
     """The robot with the actuators its trajectory.csv header records (`actuators`: the motors
     and gears the gait was solved with), where they differ from the robot folder's: a study
@@ -176,8 +172,8 @@ def _recorded_actuators(csv_path: Path, robot):
             continue
         a = robot.actuators[j]
         values = {k: (np.inf if k == "rated_power" and rec.get(k) is None else rec.get(k, getattr(a, k)))
-                  for k in _ACTUATOR_NUMBERS}
-        if all(values[k] == getattr(a, k) for k in _ACTUATOR_NUMBERS):
+                  for k in ACTUATOR_NUMBERS}
+        if all(values[k] == getattr(a, k) for k in ACTUATOR_NUMBERS):
             continue
         try:
             motor = rec.get("motor", a.motor)
