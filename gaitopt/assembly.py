@@ -43,9 +43,9 @@ class MappedRows:
 
     def derivatives(self, compiler=None) -> tuple:
         """(J, H) Functions of one point: J(z, k) = ∂F/∂z, H(z, k, λ) = triu ∂²(λᵀF)/∂z².
-        compiler: a gaitopt.codegen.DerivativeCompiler, used for shared blocks, or None."""
-        if compiler is not None and self.shared:
-            return compiler.derivatives(self.fn, self._derivatives)
+        compiler: a gaitopt.codegen.DerivativeCompiler, or None."""
+        if compiler is not None:
+            return compiler.derivatives(self.fn, self._derivatives, shared=self.shared)
         return self._derivatives()
 
     def _derivatives(self) -> tuple:
@@ -311,7 +311,7 @@ class Assembly:
     def row_blocks(self) -> list:
         """[(MappedRows, J, H)]: the inline rows as a block at one point, then the rows of each
         Function at all its points (`_merged`: each differentiated once), with their Jacobian and
-        Hessian Functions (compiled for shared blocks when a compiler is set)."""
+        Hessian Functions (from the compiler's cache when one is set: gaitopt.codegen)."""
         inline = self._inline_block()
         return [(mr, *mr.derivatives(self.compiler)) for mr in ([] if inline is None else [inline]) + _merged(self.maps)]
 
@@ -321,4 +321,4 @@ class Assembly:
         zc, c_index = self._touched(self.cost)
         inline = MappedRows(ca.Function("inline_cost", [zc, ca.SX.sym("k", 0)], [self.cost]), c_index[:, None],
                             np.zeros((0, 1)), np.zeros((1, 1), int))
-        return [(mr, *mr.derivatives()) for mr in [inline] + self.cost_maps]
+        return [(mr, *mr.derivatives(self.compiler)) for mr in [inline] + self.cost_maps]

@@ -108,12 +108,12 @@ def _cmd_solve(args) -> int:
 
 def _cmd_compile(args) -> int:
     from .codegen import cache_dir
-    from .gait import compile_derivatives  # why: the transcription stack only for this command
+    from .gait import compile_problem_derivatives  # why: the transcription stack only for this command
     problem = load_problem(args.problem, args.set)
-    print(f"gaitopt: compiling the derivatives of {problem.robot}'s shared functions into {cache_dir()} "
-          "(once per robot; seconds to a minute)", flush=True)
+    print(f"gaitopt: compiling the derivatives of {problem.robot}'s shared functions and of this problem's "
+          f"own rows into {cache_dir()} (seconds to a minute)", flush=True)
     try:
-        blocks, seconds = compile_derivatives(problem)
+        compiler = compile_problem_derivatives(problem)
     except InputError as err:
         if err.field != "solver.codegen":
             raise
@@ -121,13 +121,17 @@ def _cmd_compile(args) -> int:
         what = "GAITOPT_CACHE" if "GAITOPT_CACHE" in err.message else "CC"
         raise InputError(err.message, file=args.problem, field=f"${what}") from None
     # (the robot's dynamics functions are kept there too, serialized: gaitopt.function_store)
-    if not blocks:
-        print(f"gaitopt: nothing to compile: no shared function of {problem.robot} is large enough to gain; "
-              "its dynamics functions are kept in the cache")
+    blocks, own, seconds = sorted(set(compiler.compiled)), sorted(set(compiler.compiled_own)), compiler.compile_s
+    if not blocks and not own:
+        print(f"gaitopt: nothing to compile: no block of {problem.robot} or of this problem is large enough "
+              "to gain; the robot's dynamics functions are kept in the cache")
         return EXIT_OK
     made = f"{seconds:.1f} s compiling" if seconds else "all were there already"
-    print(f"in the cache ({made}): {', '.join(sorted(set(blocks)))}, and {problem.robot}'s dynamics functions; "
-          f"later set-ups of {problem.robot} load them (solver.codegen: auto, the default)")
+    robot_part = (f"{', '.join(blocks)} and {problem.robot}'s dynamics functions (later set-ups of any "
+                  f"{problem.robot} problem load them)") if blocks else f"{problem.robot}'s dynamics functions"
+    own_part = (f"; {len(own)} blocks of this problem's own rows (later set-ups of this file load them, "
+                "until an edit changes their numbers)") if own else ""
+    print(f"in the cache ({made}): {robot_part}{own_part}; solver.codegen: auto, the default, loads them")
     return EXIT_OK
 
 

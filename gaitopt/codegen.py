@@ -13,7 +13,14 @@ The compiled functions compute the same operations in the same order as CasADi's
 machine (no fused multiply-add at these flags), and have the same sparsity.
 
 Only blocks whose derivatives have at least `MIN_INSTRUCTIONS` instructions are compiled:
-smaller ones take longer to compile than they ever save. Cache: $GAITOPT_CACHE, else
+smaller ones take longer to compile than they ever save.
+
+`gaitopt compile PROBLEM` also compiles the problem's own blocks (the rows of each class of
+points, the inline rows, the cost's terms) whose derivatives have at least
+`MIN_OWN_INSTRUCTIONS` instructions. They hold the problem's numbers (friction, durations,
+clearances), so a library serves set-ups of blocks with those very numbers: a re-solve of the
+unchanged file, or a variant whose edit left the block alone. Set-ups look for them only under
+names the cache holds (one listing), so an uncompiled problem computes no keys for them. Cache: $GAITOPT_CACHE, else
 $XDG_CACHE_HOME/gaitopt, else ~/.cache/gaitopt. Compiler: $CC, else gcc, else cc. A library is
 written under a temporary name and renamed into place, with a SHA-256 digest beside it that is
 checked before loading: neither a half-written file of a concurrent solve nor a damaged one is
@@ -39,6 +46,9 @@ from .errors import InputError
 # dynamics: 6 s instead of 25 s, 11× faster than the virtual machine; -O0: 3 s, 3× faster)
 FLAGS = ("-Og", "-ffp-contract=off", "-fPIC")  # no fused multiply-add: the VM's rounding
 MIN_INSTRUCTIONS = 3_000
+# a problem's own block: built in 0.3 ms at ~30 instructions, 0.8 ms at ~300, while a library
+# loads in about 0.2 ms and its key takes 0.15 ms (biped7 heel-toe walk, docs/speed.md)
+MIN_OWN_INSTRUCTIONS = 100
 VERSION = "2"  # of the library layout: part of every cache key
 
 
@@ -99,28 +109,51 @@ class DerivativeCompiler:
     object's life."""
 
     def __init__(self, cache: Path | None = None, min_instructions: int | None = None, report=None,
-                 compile_missing: bool = True):
+                 compile_missing: bool = True, own_blocks: bool = False,
+                 min_own_instructions: int | None = None):
         self.cache = Path(cache) if cache is not None else cache_dir()
         self.compile_missing = bool(compile_missing)
+        self.own_blocks = bool(own_blocks)
         self.min_instructions = int(MIN_INSTRUCTIONS if min_instructions is None else min_instructions)
+        self.min_own_instructions = int(MIN_OWN_INSTRUCTIONS if min_own_instructions is None else min_own_instructions)
         self.report = report
         self.compiled: list = []
+        self.compiled_own: list = []
         self.compile_s = 0.0
+        self._names = None  # block names with a library in the cache (listed once)
 
-    def derivatives(self, fn: ca.Function, build) -> tuple:
+    def _listed(self, name: str) -> bool:
+        """Whether the cache holds a library of a block of this name (any key)."""
+        if self._names is None:
+            try:
+                files = os.listdir(self.cache)
+            except OSError:  # no cache yet: nothing to load
+                files = []
+            self._names = {f[:-4].rsplit("_", 1)[0] for f in files if f.endswith(".so")}
+        return name in self._names
+
+    def derivatives(self, fn: ca.Function, build, shared: bool = True) -> tuple:
         """(J, H) of the block Function fn: loaded from the cache, else build() (the SX pair,
         gaitopt.assembly.MappedRows.derivatives' form) compiled there when large enough, else
-        build()'s pair itself."""
+        build()'s pair itself. shared: a robot function's block (compiled when compile_missing);
+        else one of the problem's own (compiled only with own_blocks: `gaitopt compile`)."""
+        compiling = self.compile_missing and (shared or self.own_blocks)
+        if not compiling and not self._listed(fn.name()):
+            return build()
+        # `gaitopt compile` (own_blocks) takes the robot functions down to the smaller threshold
+        # too: a library loads faster than the derivatives build
+        threshold = self.min_own_instructions if not shared or self.own_blocks else self.min_instructions
+        threshold = min(threshold, self.min_instructions)
         key = library_key(fn)
         lib = self.cache / f"{fn.name()}_{key}.so"
         names = (f"gaitopt_jac_{key}", f"gaitopt_hess_{key}")
         loaded, why = _load(lib, names)
         if why is not None and self.report is not None:  # present but refused: say why it is slower
-            then = "compiling it again" if self.compile_missing else "`gaitopt compile PROBLEM` compiles it again"
+            then = "compiling it again" if compiling else "`gaitopt compile PROBLEM` compiles it again"
             self.report(f"the compiled derivatives of {fn.name()} in {lib} are not used ({why}); {then}")
         if loaded is None:
             J, H = build()
-            if not self.compile_missing or J.n_instructions() + H.n_instructions() < self.min_instructions:
+            if not compiling or J.n_instructions() + H.n_instructions() < threshold:
                 return J, H
             if self.cache.is_dir() and not _trusted(self.cache):
                 raise InputError(f"set GAITOPT_CACHE to a directory of your own: {self.cache} is not yours or "
@@ -130,7 +163,7 @@ class DerivativeCompiler:
             if loaded is None:
                 raise InputError(f"the library compiled for {fn.name()} ({lib}) does not load ({why})",
                                  field="solver.codegen")
-        self.compiled.append(fn.name())
+        (self.compiled if shared else self.compiled_own).append(fn.name())
         return loaded
 
     def _compile(self, lib: Path, block: str, fns: list) -> None:

@@ -167,18 +167,31 @@ def _duals(tr, warm_start):
     return m
 
 
-def compile_derivatives(problem: Problem | str | Path, *, robot: Robot | None = None) -> tuple:
+def compile_derivatives(problem: Problem | str | Path, *, robot: Robot | None = None,
+                        own_blocks: bool = True) -> tuple:
     """Compile the derivatives of the problem's shared robot functions into the code generation
     cache (gaitopt.codegen; what `solver.codegen: true` does at a set-up), without solving:
     later set-ups of any problem on this robot load them (`solver.codegen: auto`, the default).
-    Returns (names of the blocks now in the cache, seconds spent compiling). InputError without a
-    C compiler or a writable cache, when something must be compiled."""
+    own_blocks: the problem's own blocks too (its rows and cost terms, which hold its numbers:
+    later set-ups of this problem, or of a variant whose edit left a block alone, load them).
+    Returns (names of the blocks now in the cache: the robot functions', then the problem's
+    own; seconds spent compiling). InputError without a C compiler or a writable cache, when
+    something must be compiled."""
+    compiler = compile_problem_derivatives(problem, robot=robot, own_blocks=own_blocks)
+    return tuple(compiler.compiled) + tuple(compiler.compiled_own), compiler.compile_s
+
+
+def compile_problem_derivatives(problem: Problem | str | Path, *, robot: Robot | None = None,
+                                own_blocks: bool = True):
+    """`compile_derivatives`, returning the gaitopt.codegen.DerivativeCompiler that did it
+    (`compiled`: the robot functions' blocks, `compiled_own`: the problem's, `compile_s`)."""
     import dataclasses
 
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
     problem = problem.replace(solver=dataclasses.replace(problem.solver, codegen=True))
     tr = transcribe(problem, robot if robot is not None else robot_of(problem))
-    tr.assembly.functions()
     compiler = tr.assembly.compiler
-    return tuple(compiler.compiled), compiler.compile_s
+    compiler.own_blocks = own_blocks
+    tr.assembly.functions()
+    return compiler

@@ -16,7 +16,6 @@ from typing import Any
 
 from .direction import speed_fields, speed_record
 from .errors import InputError, InputWarning, short
-from .patterns import expand_gait
 from .problem_overrides import _list_index, _set_path
 from .problem_spec import (FOOT_MODES, COST_TERMS, TRANSCRIPTIONS, CYCLES, CONE_TYPES, TOUCHDOWNS,
                           LINEAR_SOLVERS, MAX_PHASE_KNOTS, MAX_TOTAL_KNOTS, MAX_PHASES, MAX_ITER,
@@ -227,6 +226,8 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
         robot = str((base_dir / robot).resolve())
     g = f.mapping("gait")
     if any(g.has(k) for k in PATTERN_KEYS):  # the phases follow from the robot's legs (with phases: an error)
+        from .patterns import expand_gait  # why: a problem file that lists its phases needs none of it
+
         g = Fields(expand_gait(g.data, load_robot(robot, search=_robot_search(base_dir)), source),
                    source, "gait")
     cycle = g.string("cycle", "full", allowed=CYCLES)

@@ -105,10 +105,11 @@ class Result:
         hint = failure_hint(self)
         if hint:
             lines.append(hint)
-        blocks = self.stats.get("compiled_blocks")
-        if blocks:  # solver.codegen
+        blocks, own = self.stats.get("compiled_blocks"), self.stats.get("compiled_own_blocks")
+        if blocks or own:  # solver.codegen
             compile_s = self.stats.get("compile_time_s", 0.0)
-            lines.insert(4, "compiled derivatives: " + ", ".join(blocks)
+            parts = ([", ".join(blocks)] if blocks else []) + ([f"{len(own)} of the problem's own blocks"] if own else [])
+            lines.insert(4, "compiled derivatives: " + "; ".join(parts)
                          + (f" ({compile_s:.1f} s compiling, in the setup)" if compile_s else " (from the cache)"))
         elif getattr(getattr(self.problem, "solver", None), "codegen", False) is True:
             lines.insert(4, "compiled derivatives: none (solver.codegen: no shared robot function's "

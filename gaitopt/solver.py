@@ -233,12 +233,13 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     opts = {"ipopt": ipopt, "print_time": False, "error_on_fail": False}
     x0, lbx, ubx = (np.asarray(a, float) for a in (x0, lbx, ubx))
     D = np.ones(len(x0)) if x_scale is None else np.asarray(x_scale, float)
-    compiled, compile_s = [], 0.0
+    compiled, compiled_own, compile_s = [], [], 0.0
     if isinstance(nlp, Assembly):  # scaled functions with their assembled derivatives
         compiler = nlp.compiler
         nlp, derivatives = nlp.functions(x_scale)
         opts.update(derivatives)
         compiled = sorted(set(compiler.compiled)) if compiler is not None else []
+        compiled_own = sorted(set(compiler.compiled_own)) if compiler is not None else []
         compile_s = compiler.compile_s if compiler is not None else 0.0
         x0, lbx, ubx = x0 / D, lbx / D, ubx / D
     elif x_scale is not None:
@@ -293,8 +294,10 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
         "final_iterate_violation": final_violation,
         # every option IPOPT was given: gaitopt's defaults, the problem's and the warm-start ones
         "ipopt_options": {k: v for k, v in ipopt.items() if k not in ("sb",)},
-        # blocks whose derivatives ran as compiled code, sorted (`solver.codegen`, gaitopt.codegen)
+        # blocks whose derivatives ran as compiled code, sorted (`solver.codegen`, gaitopt.codegen):
+        # the robot functions', and the problem's own (from `gaitopt compile PROBLEM`)
         "compiled_blocks": compiled,
+        "compiled_own_blocks": compiled_own,
         "compile_time_s": compile_s,  # of them, in this set-up (0 when all came from the cache)
     }
     return NlpSolution(x * D, lam_g, f, success, status, message, stats, lam_x)

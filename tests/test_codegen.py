@@ -288,3 +288,50 @@ def test_auto_says_why_a_damaged_library_is_not_used(shared_block, tmp_path):
     assert "External" not in H.class_name() and auto.compiled == []
     [line] = said
     assert str(lib) in line and "does not match its digest" in line and "gaitopt compile" in line
+
+
+@needs_compiler
+def test_a_compiled_problem_serves_its_own_blocks_until_an_edit_changes_them(static, tmp_path, monkeypatch):
+    """`gaitopt compile PROBLEM` (compile_derivatives) also compiles the problem's own blocks:
+    a later default set-up of the same problem loads them and reaches the same iterate bit for
+    bit. An edit of one number (the friction coefficient) changes the blocks that hold it: those
+    are built symbolically again (never a stale library), the others still load, and the
+    solve equals the uncompiled one of the edited problem."""
+    monkeypatch.setenv("GAITOPT_CACHE", str(tmp_path / "cache"))
+    problem = quiet(static, "auto")
+    robot = robot_of(problem)
+    symbolic = go.solve(quiet(problem, False), robot=robot)
+    go.compile_derivatives(problem, robot=robot)
+    loaded = go.solve(problem, robot=robot)
+    own = loaded.stats["compiled_own_blocks"]
+    assert own and all(not b.startswith("call_") for b in own), own
+    assert "of the problem's own blocks (from the cache)" in loaded.summary()
+    assert np.array_equal(loaded.x, symbolic.x)
+
+    edited = problem.replace(constraints={"friction": {"mu": problem.constraints.friction * 0.9}})
+    edited_symbolic = go.solve(quiet(edited, False), robot=robot)
+    edited_loaded = go.solve(edited, robot=robot)
+    still = edited_loaded.stats["compiled_own_blocks"]
+    assert still and set(still) < set(own)  # the friction rows' blocks are not loaded
+    assert np.array_equal(edited_loaded.x, edited_symbolic.x)
+
+
+@needs_compiler
+def test_an_uncompiled_problem_computes_no_keys_for_its_own_blocks(static, tmp_path, monkeypatch):
+    """With a cache that holds only the robot functions' libraries, a default set-up asks for
+    no key of a block whose name the cache lacks (one listing instead of a serialization and
+    a hash each), and `solver.codegen: true` compiles the robot functions only."""
+    import gaitopt.codegen as codegen
+
+    monkeypatch.setenv("GAITOPT_CACHE", str(tmp_path / "cache"))
+    robot = robot_of(static)
+    tr = transcribe(quiet(static, True), robot)
+    tr.assembly.functions()
+    assert tr.assembly.compiler.compiled and tr.assembly.compiler.compiled_own == []
+    shared = {mr.fn.name() for mr in tr.assembly.maps if mr.shared}
+    keyed = []
+    real = codegen.library_key
+    monkeypatch.setattr(codegen, "library_key", lambda fn: keyed.append(fn.name()) or real(fn))
+    tr = transcribe(quiet(static, "auto"), robot)
+    tr.assembly.functions()
+    assert keyed and set(keyed) <= shared, set(keyed) - shared
