@@ -296,6 +296,7 @@ def test_writers_are_atomic(solved, tmp_path, monkeypatch):
     monkeypatch.setattr(full_csv, "full_columns", boom)
     monkeypatch.setattr(result_dir, "result_dict", boom)
     monkeypatch.setattr(np, "savez_compressed", boom)
+    monkeypatch.setattr(np, "savez", boom)  # knots.npz: uncompressed
     for write in (lambda: E.write_trajectory_csv(res, d / "trajectory.csv"),
                   lambda: E.write_full_csv(res, d / "full.csv", 20.0),
                   lambda: E.write_result_json(res, d / "result.json"),
