@@ -222,8 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--print-level", type=int, default=None, choices=range(13), metavar="{0..12}",
                    help="IPOPT print level (0-12)")
     p.set_defaults(func=_cmd_solve)
-    p = sub.add_parser("compile", help="compile the derivatives of a problem's robot functions into the cache "
-                       "(faster set-ups and solves of that robot from then on)")
+    p = sub.add_parser("compile", help="compile the derivatives of a problem's robot functions and of its own "
+                       "rows into the cache (faster set-ups and solves of that robot, and of this problem as it "
+                       "is, from then on)")
     p.add_argument("problem", help="problem file (YAML)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a problem key")
     p.set_defaults(func=_cmd_compile)

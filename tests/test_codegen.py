@@ -335,3 +335,18 @@ def test_an_uncompiled_problem_computes_no_keys_for_its_own_blocks(static, tmp_p
     tr = transcribe(quiet(static, "auto"), robot)
     tr.assembly.functions()
     assert keyed and set(keyed) <= shared, set(keyed) - shared
+
+
+@needs_compiler
+def test_bench_compiled_equal_runs(tmp_path):
+    """bench/compiled_equal.py (docs/speed.md's check of all shipped problems) on one: exit 0,
+    the problem's own blocks served compiled, bit for bit the uncompiled solve's x."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, GAITOPT_CACHE=str(tmp_path / "cache"))
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "compiled_equal.py"), str(ROOT / "problems" / "rabbit_walk.yaml")],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "bit-equal" in run.stdout and " 0 own blocks" not in run.stdout, run.stdout
