@@ -158,7 +158,7 @@ class DerivativeCompiler:
             if self.cache.is_dir() and not _trusted(self.cache):
                 raise InputError(f"set GAITOPT_CACHE to a directory of your own: {self.cache} is not yours or "
                                  "other users can write it (its libraries are never loaded)", field="solver.codegen")
-            self._compile(lib, fn.name(), [_renamed(J, names[0]), _renamed(H, names[1])])
+            self._compile(lib, fn.name(), [_renamed(J, names[0]), _renamed(H, names[1])], shared)
             loaded, why = _load(lib, names)
             if loaded is None:
                 raise InputError(f"the library compiled for {fn.name()} ({lib}) does not load ({why})",
@@ -166,7 +166,7 @@ class DerivativeCompiler:
         (self.compiled if shared else self.compiled_own).append(fn.name())
         return loaded
 
-    def _compile(self, lib: Path, block: str, fns: list) -> None:
+    def _compile(self, lib: Path, block: str, fns: list, shared: bool = True) -> None:
         import tempfile
 
         cc = require_compiler()
@@ -178,7 +178,8 @@ class DerivativeCompiler:
             raise InputError(f"cannot write the code generation cache {self.cache} ({err.strerror or err}); "
                              "set GAITOPT_CACHE to a writable directory", field="solver.codegen") from None
         if self.report is not None:
-            self.report(f"compiling the derivatives of {block} into {self.cache} (once; seconds to a minute)")
+            whose = "a robot function, once; seconds to a minute" if shared else "this problem's own"
+            self.report(f"compiling the derivatives of {block} into {self.cache} ({whose})")
         with workdir as tmp:
             # one translation unit per function, compiled side by side (the Hessian's is the
             # larger: anymal 6.8 s as one unit, 4.9 s as two on two cores), then linked
