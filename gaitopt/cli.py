@@ -123,8 +123,10 @@ def _cmd_compile(args) -> int:
     # (the robot's dynamics functions are kept there too, serialized: gaitopt.function_store)
     blocks, own, seconds = sorted(set(compiler.compiled)), sorted(set(compiler.compiled_own)), compiler.compile_s
     if not blocks and not own:
-        print(f"gaitopt: nothing to compile: no block of {problem.robot} or of this problem is large enough "
-              "to gain; the robot's dynamics functions are kept in the cache")
+        why = ("a limb-length co-design's rows change with the start ratio its solve picks (it tries fixed legs "
+               "first), so its set-ups build them" if problem.limb_lengths is not None else
+               f"no block of {problem.robot} or of this problem is large enough to gain")
+        print(f"gaitopt: nothing to compile: {why}; the robot's dynamics functions are kept in the cache")
         return EXIT_OK
     made = f"{seconds:.1f} s compiling" if seconds else "all were there already"
     robot_part = (f"{', '.join(blocks)} and {problem.robot}'s dynamics functions (later set-ups of any "

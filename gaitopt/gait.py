@@ -184,7 +184,10 @@ def compile_derivatives(problem: Problem | str | Path, *, robot: Robot | None = 
 def compile_problem_derivatives(problem: Problem | str | Path, *, robot: Robot | None = None,
                                 own_blocks: bool = True):
     """`compile_derivatives`, returning the gaitopt.codegen.DerivativeCompiler that did it
-    (`compiled`: the robot functions' blocks, `compiled_own`: the problem's, `compile_s`)."""
+    (`compiled`: the robot functions' blocks, `compiled_own`: the problem's, `compile_s`).
+    A limb-length co-design's own blocks are never compiled: its solve first tries fixed legs
+    and starts from the best ratio, which changes the numbers its blocks hold (solo12: 6 blocks,
+    18 s, of which its solve used 1)."""
     import dataclasses
 
     if not isinstance(problem, Problem):
@@ -192,6 +195,6 @@ def compile_problem_derivatives(problem: Problem | str | Path, *, robot: Robot |
     problem = problem.replace(solver=dataclasses.replace(problem.solver, codegen=True))
     tr = transcribe(problem, robot if robot is not None else robot_of(problem))
     compiler = tr.assembly.compiler
-    compiler.own_blocks = own_blocks
+    compiler.own_blocks = own_blocks and problem.limb_lengths is None
     tr.assembly.functions()
     return compiler

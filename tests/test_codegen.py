@@ -350,3 +350,17 @@ def test_bench_compiled_equal_runs(tmp_path):
                          capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "bit-equal" in run.stdout and " 0 own blocks" not in run.stdout, run.stdout
+
+
+def test_a_limb_length_codesign_compiles_none_of_its_own_blocks(tmp_path, monkeypatch):
+    """A limb-length co-design's solve starts from the best of several fixed-leg ratios, which
+    changes the numbers its blocks hold: `gaitopt compile` leaves its own blocks alone (they
+    took 18 s, and its solve used 1 of 6) and says why."""
+    from gaitopt.gait import compile_problem_derivatives
+
+    monkeypatch.setenv("GAITOPT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))  # nothing may need compiling
+    problem = go.load_problem(ROOT / "problems" / "codesign" / "solo12_slope_limbs.yaml").scaled_knots(0.5)
+    assert problem.limb_lengths is not None
+    compiler = compile_problem_derivatives(problem)
+    assert compiler.compiled_own == [] and compiler.own_blocks is False
