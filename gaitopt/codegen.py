@@ -20,9 +20,11 @@ points, the inline rows, the cost's terms) whose derivatives have at least
 `MIN_OWN_INSTRUCTIONS` instructions. They hold the problem's numbers (friction, durations,
 clearances), so a library serves set-ups of blocks with those very numbers: a re-solve of the
 unchanged file, or a variant whose edit left the block alone. Set-ups look for them only under
-names the cache holds (one listing), so an uncompiled problem computes no keys for them. Cache: $GAITOPT_CACHE, else
-$XDG_CACHE_HOME/gaitopt, else ~/.cache/gaitopt. Compiler: $CC, else gcc, else cc. A library is
-written under a temporary name and renamed into place, with a SHA-256 digest beside it that is
+names the cache holds (one listing), so an uncompiled problem computes no keys for them.
+
+Cache: $GAITOPT_CACHE, else $XDG_CACHE_HOME/gaitopt, else ~/.cache/gaitopt. Compiler: $CC,
+else gcc, else cc. A library is written under a temporary name and renamed into place, with a
+SHA-256 digest beside it that is
 checked before loading: neither a half-written file of a concurrent solve nor a damaged one is
 loaded (a truncated library crashes the process that maps it); either is compiled again. A
 library is loaded only from a directory and files of the user's own that other users cannot
@@ -104,9 +106,10 @@ class DerivativeCompiler:
     (no C compiler, an unwritable cache, the compiler failing) raises InputError (field
     solver.codegen); libraries already in the cache need no compiler. With compile_missing
     False (`solver.codegen: auto`) a block the cache lacks keeps its symbolic derivatives and
-    nothing is compiled. `compiled` lists the
-    names of the blocks served compiled, and `compile_s` the seconds spent compiling, in this
-    object's life."""
+    nothing is compiled. own_blocks (`gaitopt compile`): the problem's own blocks are compiled
+    too, and every block down to min_own_instructions. `compiled` lists the names of the robot
+    functions' blocks served compiled, `compiled_own` the problem's own, and `compile_s` the
+    seconds spent compiling, in this object's life."""
 
     def __init__(self, cache: Path | None = None, min_instructions: int | None = None, report=None,
                  compile_missing: bool = True, own_blocks: bool = False,
@@ -140,10 +143,10 @@ class DerivativeCompiler:
         compiling = self.compile_missing and (shared or self.own_blocks)
         if not compiling and not self._listed(fn.name()):
             return build()
-        # `gaitopt compile` (own_blocks) takes the robot functions down to the smaller threshold
-        # too: a library loads faster than the derivatives build
-        threshold = self.min_own_instructions if not shared or self.own_blocks else self.min_instructions
-        threshold = min(threshold, self.min_instructions)
+        # the problem's own blocks, and under `gaitopt compile` (own_blocks) the robot functions
+        # too, down to the smaller threshold: a library loads faster than the derivatives build
+        small = not shared or self.own_blocks
+        threshold = min(self.min_own_instructions, self.min_instructions) if small else self.min_instructions
         key = library_key(fn)
         lib = self.cache / f"{fn.name()}_{key}.so"
         names = (f"gaitopt_jac_{key}", f"gaitopt_hess_{key}")
