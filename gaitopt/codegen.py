@@ -121,6 +121,7 @@ class DerivativeCompiler:
         self.compiled_own: list = []
         self.compile_s = 0.0
         self._names = None  # block names with a library in the cache (listed once)
+        self._cache_ok = None  # whether the cache directory may be loaded from (checked once)
 
     def _listed(self, name: str) -> bool:
         """Whether the cache holds a library of a block of this name (any key)."""
@@ -140,10 +141,20 @@ class DerivativeCompiler:
         compiling = self.compile_missing and (shared or self.own_blocks)
         if not compiling and not self._listed(fn.name()):
             return build()
-        # `gaitopt compile` (own_blocks) takes the robot functions down to the smaller threshold
-        # too: a library loads faster than the derivatives build
-        threshold = self.min_own_instructions if not shared or self.own_blocks else self.min_instructions
-        threshold = min(threshold, self.min_instructions)
+        if not self._cache_trusted():
+            # the directory, not a library, is at fault: said once, not for each of its blocks
+            # (a problem has up to ~40), with the remedy that works (a compile into it fails)
+            J, H = build()
+            if compiling and J.n_instructions() + H.n_instructions() >= self._threshold(shared):
+                raise InputError(f"set GAITOPT_CACHE to a directory of your own: {self.cache} is not yours or other "
+                                 "users can write it (its libraries are never loaded)", field="solver.codegen")
+            if not compiling and self.report is not None and self._cache_ok is False:
+                self.report(f"the compiled derivatives in {self.cache} are not used: it is not yours or other users "
+                            "can write it; set GAITOPT_CACHE to a directory of your own (or, if it is yours, "
+                            f"chmod o-w {self.cache}); this set-up builds them symbolically")
+                self._cache_ok = "said"
+            return J, H
+        threshold = self._threshold(shared)
         key = library_key(fn)
         lib = self.cache / f"{fn.name()}_{key}.so"
         names = (f"gaitopt_jac_{key}", f"gaitopt_hess_{key}")
@@ -155,9 +166,6 @@ class DerivativeCompiler:
             J, H = build()
             if not compiling or J.n_instructions() + H.n_instructions() < threshold:
                 return J, H
-            if self.cache.is_dir() and not _trusted(self.cache):
-                raise InputError(f"set GAITOPT_CACHE to a directory of your own: {self.cache} is not yours or "
-                                 "other users can write it (its libraries are never loaded)", field="solver.codegen")
             self._compile(lib, fn.name(), [_renamed(J, names[0]), _renamed(H, names[1])], shared)
             loaded, why = _load(lib, names)
             if loaded is None:
@@ -165,6 +173,23 @@ class DerivativeCompiler:
                                  field="solver.codegen")
         (self.compiled if shared else self.compiled_own).append(fn.name())
         return loaded
+
+    def _threshold(self, shared: bool) -> int:
+        """Instructions (J and H together) from which a block is compiled."""
+        # `gaitopt compile` (own_blocks) takes the robot functions down to the smaller threshold
+        # too: a library loads faster than the derivatives build
+        threshold = self.min_own_instructions if not shared or self.own_blocks else self.min_instructions
+        return min(threshold, self.min_instructions)
+
+    def _cache_trusted(self) -> bool:
+        """Whether the cache directory is one of the user's own that other users cannot write
+        (`_trusted`; checked once per object; a cache not made yet is: it is made private)."""
+        if self._cache_ok is None:
+            try:
+                self._cache_ok = not self.cache.is_dir() or _trusted(self.cache)
+            except OSError:  # vanished or unreadable: nothing will load from it, a compile says why
+                self._cache_ok = True
+        return self._cache_ok is True
 
     def _compile(self, lib: Path, block: str, fns: list, shared: bool = True) -> None:
         import tempfile

@@ -364,3 +364,29 @@ def test_a_limb_length_codesign_compiles_none_of_its_own_blocks(tmp_path, monkey
     assert problem.limb_lengths is not None
     compiler = compile_problem_derivatives(problem)
     assert compiler.compiled_own == [] and compiler.own_blocks is False
+
+
+@needs_compiler
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid"), reason="no file owners on this platform")
+def test_a_cache_others_can_write_is_said_once_with_a_remedy_that_works(static, tmp_path):
+    """A cache directory other users can write is the directory's fault, not each library's:
+    `auto` says so in one line for the whole set-up (not one per block: a quadruped's walk has
+    ~40), and does not advise `gaitopt compile`, which refuses that directory."""
+    import os
+    import stat
+
+    cache = tmp_path / "cache"
+    tr = transcribe(quiet(static, False), robot_of(static))
+    blocks = [mr for mr in tr.assembly.maps if mr.shared][:2]
+    assert len(blocks) == 2, [mr.fn.name() for mr in tr.assembly.maps]
+    for mr in blocks:
+        mr.derivatives(DerivativeCompiler(cache, min_instructions=0))
+    os.chmod(cache, os.stat(cache).st_mode | stat.S_IWOTH)
+    said = []
+    auto = DerivativeCompiler(cache, min_instructions=0, compile_missing=False, report=said.append)
+    for mr in blocks:
+        J, H = mr.derivatives(auto)
+        assert "External" not in H.class_name()
+    assert auto.compiled == []
+    [line] = said
+    assert str(cache) in line and "GAITOPT_CACHE" in line and "gaitopt compile" not in line
