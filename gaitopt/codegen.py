@@ -197,7 +197,7 @@ class DerivativeCompiler:
         cc = require_compiler()
         t0 = time.perf_counter()
         try:
-            self.cache.mkdir(parents=True, exist_ok=True)
+            make_cache_dir(self.cache)
             workdir = tempfile.TemporaryDirectory(dir=self.cache)
         except OSError as err:
             raise InputError(f"cannot write the code generation cache {self.cache} ({err.strerror or err}); "
@@ -222,11 +222,33 @@ class DerivativeCompiler:
                 raise InputError(f"the C compiler {cc} wrote no library for {block}", field="solver.codegen")
             digest = Path(tmp) / "digest"
             digest.write_text(_digest(out))
+            _not_others_writable(out, digest)  # under umask 000 they would be, and never load
             # the library first, then its digest: a reader in between sees a mismatch and compiles
             # again; it never loads a file whose digest it has not checked
             os.replace(out, lib)
             os.replace(digest, _digest_path(lib))
         self.compile_s += time.perf_counter() - t0
+
+
+def make_cache_dir(path: Path) -> None:
+    """Create the cache directory (and its missing parents). Under a umask that lets other users
+    write new directories (000) they are made 0o755 all the same: `_trusted` would refuse a
+    cache gaitopt made itself (its compile then fails, its libraries never load)."""
+    missing = []
+    while not path.exists() and path != path.parent:  # mkdir(parents=True) gives parents no mode
+        missing.append(path)
+        path = path.parent
+    for p in reversed(missing):
+        p.mkdir(exist_ok=True, mode=0o755)  # mode & ~umask: a stricter umask stays
+
+
+def _not_others_writable(*paths: Path) -> None:
+    import stat
+
+    for path in paths:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+        if mode & stat.S_IWOTH:
+            os.chmod(path, mode & ~stat.S_IWOTH)
 
 
 def _digest(path: Path) -> str:

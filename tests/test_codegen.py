@@ -390,3 +390,25 @@ def test_a_cache_others_can_write_is_said_once_with_a_remedy_that_works(static, 
     assert auto.compiled == []
     [line] = said
     assert str(cache) in line and "GAITOPT_CACHE" in line and "gaitopt compile" not in line
+
+
+@needs_compiler
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid"), reason="no file owners on this platform")
+def test_a_cache_made_under_umask_000_is_loaded(shared_block, tmp_path):
+    """Under umask 000 new directories and files are writable by every user, which `_trusted`
+    refuses: gaitopt makes its cache (and missing parents) and its libraries without that
+    permission, so that a cache it made itself compiles and loads (it raised 'does not load')."""
+    import os
+    import stat
+
+    cache = tmp_path / "new" / "cache"
+    old = os.umask(0)
+    try:
+        shared_block.derivatives(DerivativeCompiler(cache, min_instructions=0))
+    finally:
+        os.umask(old)
+    for path in [cache.parent, cache, *cache.glob("*.so*")]:
+        assert not os.stat(path).st_mode & stat.S_IWOTH, path
+    auto = DerivativeCompiler(cache, min_instructions=0, compile_missing=False)
+    J, H = shared_block.derivatives(auto)
+    assert "External" in H.class_name() and auto.compiled
