@@ -255,6 +255,17 @@ def test_unknown_robot_names_the_problem_file():
 
 
 @pytest.mark.fast
+def test_a_study_and_a_problem_given_to_each_others_commands_say_which_command(tmp_path):
+    """A study file given to `gaitopt compile` or `solve` (a new user compiles, then sweeps) and a
+    problem file given to `sweep` name the command that takes them (they said 'robot: missing
+    required key' and 'problem: missing required key')."""
+    study = ROOT / "problems" / "studies" / "go2_calf_gear_sweep.yaml"
+    for cmd in (["compile", study], ["solve", study, "-o", tmp_path / "out"]):
+        assert_bad_input(gaitopt(*cmd), "study file", "gaitopt sweep")
+    assert_bad_input(gaitopt("sweep", STATIC, "-o", tmp_path / "out"), "problem file", "gaitopt solve")
+
+
+@pytest.mark.fast
 def test_codegen_without_compiler_exits_2(tmp_path, monkeypatch):
     """solver.codegen with no C compiler: one line naming the problem file and solver.codegen."""
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
