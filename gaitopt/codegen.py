@@ -56,7 +56,8 @@ def cache_dir() -> Path:
     """Where compiled libraries are kept (created on first use)."""
     env = os.environ.get("GAITOPT_CACHE")
     if env:
-        return Path(env)
+        # "~/..." as a quoted shell value or a .env file leaves it unexpanded: not a folder "~" here
+        return Path(env).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "gaitopt"
 

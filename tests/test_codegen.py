@@ -412,3 +412,13 @@ def test_a_cache_made_under_umask_000_is_loaded(shared_block, tmp_path):
     auto = DerivativeCompiler(cache, min_instructions=0, compile_missing=False)
     J, H = shared_block.derivatives(auto)
     assert "External" in H.class_name() and auto.compiled
+
+
+def test_a_cache_under_a_tilde_is_in_the_home_directory(tmp_path, monkeypatch):
+    """GAITOPT_CACHE="~/..." (quoted in a shell, or from a .env file: not expanded) names the
+    home directory's folder, not a folder "~" in the working directory."""
+    from gaitopt.codegen import cache_dir
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GAITOPT_CACHE", "~/gaitopt-cache")
+    assert cache_dir() == tmp_path / "gaitopt-cache"
