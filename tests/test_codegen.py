@@ -422,3 +422,17 @@ def test_a_cache_under_a_tilde_is_in_the_home_directory(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("GAITOPT_CACHE", "~/gaitopt-cache")
     assert cache_dir() == tmp_path / "gaitopt-cache"
+
+
+@needs_compiler
+def test_compiling_a_problems_own_blocks_is_one_progress_line(static, tmp_path):
+    """`gaitopt compile`'s progress: one line per robot function (seconds each), one line for all
+    the problem's own blocks (a tenth of a second each; a go2 walk printed 29 lines for them)."""
+    said = []
+    tr = transcribe(quiet(static, False), robot_of(static))
+    tr.assembly.compiler = DerivativeCompiler(tmp_path, own_blocks=True, report=said.append)
+    tr.assembly.functions()
+    assert len(tr.assembly.compiler.compiled_own) > 1
+    own = [line for line in said if "robot function" not in line]
+    assert len(own) == 1 and "this problem's own blocks" in own[0], said
+    assert [line for line in said if "robot function" in line]
