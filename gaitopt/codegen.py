@@ -185,7 +185,7 @@ class DerivativeCompiler:
 
     def _cache_trusted(self) -> bool:
         """Whether the cache directory is one of the user's own that other users cannot write
-        (`_trusted`; checked once per object; a cache not made yet is: it is made private)."""
+        (`_trusted`; checked once per object; a cache not made yet is: `make_cache_dir` makes it so)."""
         if self._cache_ok is None:
             try:
                 self._cache_ok = not self.cache.is_dir() or _trusted(self.cache)
