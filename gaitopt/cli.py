@@ -133,7 +133,11 @@ def _cmd_compile(args) -> int:
                   f"{problem.robot} problem load them)") if blocks else f"{problem.robot}'s dynamics functions"
     own_part = (f"; {len(own)} blocks of this problem's own rows (later set-ups of this file load them, "
                 "until an edit changes their numbers)") if own else ""
-    print(f"in the cache ({made}): {robot_part}{own_part}; solver.codegen: auto, the default, loads them")
+    # the file's own setting decides whether its solves use them: say so when it says false
+    use = {True: "solver.codegen: true loads them", False: "but this file sets solver.codegen: false, so its "
+           "solves do not use them (auto, the default, or true would)"}.get(problem.solver.codegen,
+                                                                           "solver.codegen: auto, the default, loads them")
+    print(f"in the cache ({made}): {robot_part}{own_part}; {use}")
     return EXIT_OK
 
 

@@ -58,7 +58,8 @@ def cache_dir() -> Path:
     """Where compiled libraries are kept (created on first use)."""
     env = os.environ.get("GAITOPT_CACHE")
     if env:
-        return Path(env)
+        # "~/..." as a quoted shell value or a .env file leaves it unexpanded: not a folder "~" here
+        return Path(env).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "gaitopt"
 
@@ -124,6 +125,8 @@ class DerivativeCompiler:
         self.compiled_own: list = []
         self.compile_s = 0.0
         self._names = None  # block names with a library in the cache (listed once)
+        self._cache_ok = None  # whether the cache directory may be loaded from (checked once)
+        self._own_said = False  # the progress line for the problem's own blocks was given
 
     def _listed(self, name: str) -> bool:
         """Whether the cache holds a library of a block of this name (any key)."""
@@ -143,10 +146,20 @@ class DerivativeCompiler:
         compiling = self.compile_missing and (shared or self.own_blocks)
         if not compiling and not self._listed(fn.name()):
             return build()
-        # the problem's own blocks, and under `gaitopt compile` (own_blocks) the robot functions
-        # too, down to the smaller threshold: a library loads faster than the derivatives build
-        small = not shared or self.own_blocks
-        threshold = min(self.min_own_instructions, self.min_instructions) if small else self.min_instructions
+        if not self._cache_trusted():
+            # the directory, not a library, is at fault: said once, not for each of its blocks
+            # (a problem has up to ~40), with the remedy that works (a compile into it fails)
+            J, H = build()
+            if compiling and J.n_instructions() + H.n_instructions() >= self._threshold(shared):
+                raise InputError(f"set GAITOPT_CACHE to a directory of your own: {self.cache} is not yours or other "
+                                 "users can write it (its libraries are never loaded)", field="solver.codegen")
+            if not compiling and self.report is not None and self._cache_ok is False:
+                self.report(f"the compiled derivatives in {self.cache} are not used: it is not yours or other users "
+                            "can write it; set GAITOPT_CACHE to a directory of your own (or, if it is yours, "
+                            f"chmod o-w {self.cache}); this set-up builds them symbolically")
+                self._cache_ok = "said"
+            return J, H
+        threshold = self._threshold(shared)
         key = library_key(fn)
         lib = self.cache / f"{fn.name()}_{key}.so"
         names = (f"gaitopt_jac_{key}", f"gaitopt_hess_{key}")
@@ -158,9 +171,6 @@ class DerivativeCompiler:
             J, H = build()
             if not compiling or J.n_instructions() + H.n_instructions() < threshold:
                 return J, H
-            if self.cache.is_dir() and not _trusted(self.cache):
-                raise InputError(f"set GAITOPT_CACHE to a directory of your own: {self.cache} is not yours or "
-                                 "other users can write it (its libraries are never loaded)", field="solver.codegen")
             self._compile(lib, fn.name(), [_renamed(J, names[0]), _renamed(H, names[1])], shared)
             loaded, why = _load(lib, names)
             if loaded is None:
@@ -169,20 +179,43 @@ class DerivativeCompiler:
         (self.compiled if shared else self.compiled_own).append(fn.name())
         return loaded
 
+    def _threshold(self, shared: bool) -> int:
+        """Instructions (J and H together) from which a block is compiled."""
+        # the problem's own blocks, and under `gaitopt compile` (own_blocks) the robot functions
+        # too, down to the smaller threshold: a library loads faster than the derivatives build
+        small = not shared or self.own_blocks
+        return min(self.min_own_instructions, self.min_instructions) if small else self.min_instructions
+
+    def _cache_trusted(self) -> bool:
+        """Whether the cache directory is one of the user's own that other users cannot write
+        (`_trusted`; checked once per object; a cache not made yet is: `make_cache_dir` makes it so)."""
+        if self._cache_ok is None:
+            try:
+                self._cache_ok = not self.cache.is_dir() or _trusted(self.cache)
+            except OSError:  # vanished or unreadable: nothing will load from it, a compile says why
+                self._cache_ok = True
+        return self._cache_ok is True
+
     def _compile(self, lib: Path, block: str, fns: list, shared: bool = True) -> None:
         import tempfile
 
         cc = require_compiler()
         t0 = time.perf_counter()
         try:
-            self.cache.mkdir(parents=True, exist_ok=True)
+            make_cache_dir(self.cache)
             workdir = tempfile.TemporaryDirectory(dir=self.cache)
         except OSError as err:
             raise InputError(f"cannot write the code generation cache {self.cache} ({err.strerror or err}); "
                              "set GAITOPT_CACHE to a writable directory", field="solver.codegen") from None
-        if self.report is not None:
-            whose = "a robot function, once; seconds to a minute" if shared else "this problem's own"
-            self.report(f"compiling the derivatives of {block} into {self.cache} ({whose})")
+        if self.report is not None and shared:
+            self.report(f"compiling the derivatives of {block} into {self.cache} (a robot function, once; seconds to "
+                        "a minute)")
+        elif self.report is not None and not self._own_said:
+            # one line for all of them: a tenth of a second each, ~20-40 of them (a go2 walk: 29
+            # lines that said nothing the closing count does not)
+            self.report(f"compiling the derivatives of this problem's own blocks into {self.cache} (about 0.1 s "
+                        "each; the closing line counts them)")
+            self._own_said = True
         with workdir as tmp:
             # one translation unit per function, compiled side by side (the Hessian's is the
             # larger: anymal 6.8 s as one unit, 4.9 s as two on two cores), then linked
@@ -200,11 +233,33 @@ class DerivativeCompiler:
                 raise InputError(f"the C compiler {cc} wrote no library for {block}", field="solver.codegen")
             digest = Path(tmp) / "digest"
             digest.write_text(_digest(out))
+            _not_others_writable(out, digest)  # under umask 000 they would be, and never load
             # the library first, then its digest: a reader in between sees a mismatch and compiles
             # again; it never loads a file whose digest it has not checked
             os.replace(out, lib)
             os.replace(digest, _digest_path(lib))
         self.compile_s += time.perf_counter() - t0
+
+
+def make_cache_dir(path: Path) -> None:
+    """Create the cache directory (and its missing parents). Under a umask that lets other users
+    write new directories (000) they are made 0o755 all the same: `_trusted` would refuse a
+    cache gaitopt made itself (its compile then fails, its libraries never load)."""
+    missing = []
+    while not path.exists() and path != path.parent:  # mkdir(parents=True) gives parents no mode
+        missing.append(path)
+        path = path.parent
+    for p in reversed(missing):
+        p.mkdir(exist_ok=True, mode=0o755)  # mode & ~umask: a stricter umask stays
+
+
+def _not_others_writable(*paths: Path) -> None:
+    import stat
+
+    for path in paths:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+        if mode & stat.S_IWOTH:
+            os.chmod(path, mode & ~stat.S_IWOTH)
 
 
 def _digest(path: Path) -> str:

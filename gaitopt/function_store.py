@@ -76,11 +76,11 @@ class FunctionStore:
             return None  # missing, unreadable or not a Function: built again
 
     def _save(self, path: Path, fn: ca.Function) -> None:
-        from .codegen import _digest_path, _trusted
+        from .codegen import _digest_path, _trusted, make_cache_dir
 
         text = fn.serialize()
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            make_cache_dir(self.directory)
             if not _trusted(self.directory):  # never read from there either
                 return
             # the file first, then its digest: a reader in between sees a mismatch and builds

@@ -215,6 +215,10 @@ def _robot_search(base_dir: Path | None) -> list:
 
 def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None = None) -> Problem:
     """Build and validate a Problem from plain data (as read from YAML)."""
+    if isinstance(data, dict) and "robot" not in data and "problem" in data and "parameters" in data:
+        # a study given where a problem is expected ("compile, then sweep"): say which command takes it
+        raise InputError("this is a study file (problem: and parameters:), not a problem file: run it with gaitopt "
+                         "sweep; solve and compile take its problem: file", file=source, field="robot")
     f = Fields(data, source)
     robot = f.string("robot")
     if not robot or "\0" in robot or len(robot) > 1000:

@@ -6,7 +6,7 @@ import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import short
+from .errors import InputError, short
 from .yamlio import Fields, finite_number, load_yaml
 
 
@@ -52,6 +52,11 @@ class Study:
 
 def study_from_dict(data: dict, source: str = "<study>", base_dir: Path | None = None) -> Study:
     """Build and check a Study from plain data (as read from YAML); paths relative to base_dir."""
+    if isinstance(data, dict) and "problem" not in data and "robot" in data:
+        # a problem file given to `gaitopt sweep`: say which commands take it
+        raise InputError("this is a problem file (robot:), not a study: solve it with gaitopt solve; a study names "
+                         "its problem file with problem: and the values to vary with parameters:",
+                         file=source, field="problem")
     f = Fields(data, source)
     base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
     problem_name = f.string("problem")

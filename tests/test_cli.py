@@ -255,6 +255,17 @@ def test_unknown_robot_names_the_problem_file():
 
 
 @pytest.mark.fast
+def test_a_study_and_a_problem_given_to_each_others_commands_say_which_command(tmp_path):
+    """A study file given to `gaitopt compile` or `solve` (a new user compiles, then sweeps) and a
+    problem file given to `sweep` name the command that takes them (they said 'robot: missing
+    required key' and 'problem: missing required key')."""
+    study = ROOT / "problems" / "studies" / "go2_calf_gear_sweep.yaml"
+    for cmd in (["compile", study], ["solve", study, "-o", tmp_path / "out"]):
+        assert_bad_input(gaitopt(*cmd), "study file", "gaitopt sweep")
+    assert_bad_input(gaitopt("sweep", STATIC, "-o", tmp_path / "out"), "problem file", "gaitopt solve")
+
+
+@pytest.mark.fast
 def test_codegen_without_compiler_exits_2(tmp_path, monkeypatch):
     """solver.codegen with no C compiler: one line naming the problem file and solver.codegen."""
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
@@ -266,7 +277,8 @@ def test_codegen_without_compiler_exits_2(tmp_path, monkeypatch):
 
 def test_compile_fills_the_cache_for_later_setups(tmp_path, monkeypatch):
     """`gaitopt compile PROBLEM` compiles the robot's blocks into the cache and says which; a
-    second run finds them there; without a compiler it is one line and exit 2."""
+    second run finds them there (and, for a file with solver.codegen: false, that its solves do
+    not use them); without a compiler it is one line and exit 2."""
     if shutil.which(os.environ.get("CC", "gcc")) is None and shutil.which("cc") is None:
         pytest.skip("no C compiler on this machine")
     monkeypatch.setenv("GAITOPT_CACHE", str(tmp_path / "cache"))
@@ -276,6 +288,11 @@ def test_compile_fills_the_cache_for_later_setups(tmp_path, monkeypatch):
     assert list((tmp_path / "cache").glob("*.so"))
     again = gaitopt("compile", STATIC)
     assert again.returncode == 0 and "all were there already" in again.stdout, again.stdout
+    assert "auto, the default, loads them" in again.stdout
+    # a file that turns code generation off is told that its solves will not use them
+    off = gaitopt("compile", STATIC, "--set", "solver.codegen=false")
+    assert off.returncode == 0 and "solver.codegen: false" in off.stdout, off.stdout
+    assert "auto, the default, loads them" not in off.stdout
     monkeypatch.setenv("GAITOPT_CACHE", str(tmp_path / "other"))
     monkeypatch.setenv("CC", str(tmp_path / "no-such-compiler"))
     assert_bad_input(gaitopt("compile", STATIC), "compiler")

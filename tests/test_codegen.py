@@ -364,3 +364,75 @@ def test_a_limb_length_codesign_compiles_none_of_its_own_blocks(tmp_path, monkey
     assert problem.limb_lengths is not None
     compiler = compile_problem_derivatives(problem)
     assert compiler.compiled_own == [] and compiler.own_blocks is False
+
+
+@needs_compiler
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid"), reason="no file owners on this platform")
+def test_a_cache_others_can_write_is_said_once_with_a_remedy_that_works(static, tmp_path):
+    """A cache directory other users can write is the directory's fault, not each library's:
+    `auto` says so in one line for the whole set-up (not one per block: a quadruped's walk has
+    ~40), and does not advise `gaitopt compile`, which refuses that directory."""
+    import os
+    import stat
+
+    cache = tmp_path / "cache"
+    tr = transcribe(quiet(static, False), robot_of(static))
+    blocks = [mr for mr in tr.assembly.maps if mr.shared][:2]
+    assert len(blocks) == 2, [mr.fn.name() for mr in tr.assembly.maps]
+    for mr in blocks:
+        mr.derivatives(DerivativeCompiler(cache, min_instructions=0))
+    os.chmod(cache, os.stat(cache).st_mode | stat.S_IWOTH)
+    said = []
+    auto = DerivativeCompiler(cache, min_instructions=0, compile_missing=False, report=said.append)
+    for mr in blocks:
+        J, H = mr.derivatives(auto)
+        assert "External" not in H.class_name()
+    assert auto.compiled == []
+    [line] = said
+    assert str(cache) in line and "GAITOPT_CACHE" in line and "gaitopt compile" not in line
+
+
+@needs_compiler
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid"), reason="no file owners on this platform")
+def test_a_cache_made_under_umask_000_is_loaded(shared_block, tmp_path):
+    """Under umask 000 new directories and files are writable by every user, which `_trusted`
+    refuses: gaitopt makes its cache (and missing parents) and its libraries without that
+    permission, so that a cache it made itself compiles and loads (it raised 'does not load')."""
+    import os
+    import stat
+
+    cache = tmp_path / "new" / "cache"
+    old = os.umask(0)
+    try:
+        shared_block.derivatives(DerivativeCompiler(cache, min_instructions=0))
+    finally:
+        os.umask(old)
+    for path in [cache.parent, cache, *cache.glob("*.so*")]:
+        assert not os.stat(path).st_mode & stat.S_IWOTH, path
+    auto = DerivativeCompiler(cache, min_instructions=0, compile_missing=False)
+    J, H = shared_block.derivatives(auto)
+    assert "External" in H.class_name() and auto.compiled
+
+
+def test_a_cache_under_a_tilde_is_in_the_home_directory(tmp_path, monkeypatch):
+    """GAITOPT_CACHE="~/..." (quoted in a shell, or from a .env file: not expanded) names the
+    home directory's folder, not a folder "~" in the working directory."""
+    from gaitopt.codegen import cache_dir
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GAITOPT_CACHE", "~/gaitopt-cache")
+    assert cache_dir() == tmp_path / "gaitopt-cache"
+
+
+@needs_compiler
+def test_compiling_a_problems_own_blocks_is_one_progress_line(static, tmp_path):
+    """`gaitopt compile`'s progress: one line per robot function (seconds each), one line for all
+    the problem's own blocks (a tenth of a second each; a go2 walk printed 29 lines for them)."""
+    said = []
+    tr = transcribe(quiet(static, False), robot_of(static))
+    tr.assembly.compiler = DerivativeCompiler(tmp_path, own_blocks=True, report=said.append)
+    tr.assembly.functions()
+    assert len(tr.assembly.compiler.compiled_own) > 1
+    own = [line for line in said if "robot function" not in line]
+    assert len(own) == 1 and "this problem's own blocks" in own[0], said
+    assert [line for line in said if "robot function" in line]
