@@ -107,7 +107,7 @@ def _cmd_solve(args) -> int:
 
 
 def _cmd_compile(args) -> int:
-    from .codegen import cache_dir
+    from .codegen import block_list, cache_dir
     from .gait import compile_problem_derivatives  # why: the transcription stack only for this command
     problem = load_problem(args.problem, args.set)
     print(f"gaitopt: compiling the derivatives of {problem.robot}'s shared functions and of this problem's "
@@ -129,7 +129,7 @@ def _cmd_compile(args) -> int:
         print(f"gaitopt: nothing to compile: {why}; the robot's dynamics functions are kept in the cache")
         return EXIT_OK
     made = f"{seconds:.1f} s compiling" if seconds else "all were there already"
-    robot_part = (f"{', '.join(blocks)} and {problem.robot}'s dynamics functions (later set-ups of any "
+    robot_part = (f"{block_list(blocks)}, and {problem.robot}'s dynamics functions (later set-ups of any "
                   f"{problem.robot} problem load them)") if blocks else f"{problem.robot}'s dynamics functions"
     own_part = (f"; {len(own)} blocks of this problem's own rows (later set-ups of this file load them, "
                 "until an edit changes their numbers)") if own else ""

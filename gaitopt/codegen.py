@@ -241,6 +241,14 @@ class DerivativeCompiler:
         self.compile_s += time.perf_counter() - t0
 
 
+def block_list(names, shown: int = 3) -> str:
+    """Robot functions' block names for a line a user reads: the inverse dynamics first, at most
+    `shown` names, the rest counted ("call_rigid_inverse_dynamics, call_impact_rows and 7 more")."""
+    names = sorted(set(names), key=lambda n: ("inverse_dynamics" not in n, n))
+    head = ", ".join(names[:shown])
+    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
+
+
 def make_cache_dir(path: Path) -> None:
     """Create the cache directory (and its missing parents). Under a umask that lets other users
     write new directories (000) they are made 0o755 all the same: `_trusted` would refuse a

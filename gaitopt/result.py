@@ -108,7 +108,9 @@ class Result:
         blocks, own = self.stats.get("compiled_blocks"), self.stats.get("compiled_own_blocks")
         if blocks or own:  # solver.codegen
             compile_s = self.stats.get("compile_time_s", 0.0)
-            parts = ([", ".join(blocks)] if blocks else []) + ([f"{len(own)} of the problem's own blocks"] if own else [])
+            from .codegen import block_list
+
+            parts = ([block_list(blocks)] if blocks else []) + ([f"{len(own)} of the problem's own blocks"] if own else [])
             lines.insert(4, "compiled derivatives: " + "; ".join(parts)
                          + (f" ({compile_s:.1f} s compiling, in the setup)" if compile_s else " (from the cache)"))
         elif getattr(getattr(self.problem, "solver", None), "codegen", False) is True:

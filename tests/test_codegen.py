@@ -436,3 +436,14 @@ def test_compiling_a_problems_own_blocks_is_one_progress_line(static, tmp_path):
     own = [line for line in said if "robot function" not in line]
     assert len(own) == 1 and "this problem's own blocks" in own[0], said
     assert [line for line in said if "robot function" in line]
+
+
+def test_block_list_puts_the_inverse_dynamics_first_and_counts_the_rest():
+    """The summary's and `gaitopt compile`'s list of robot-function blocks stays one readable
+    phrase however many blocks a robot has (a go2 walk: 11)."""
+    from gaitopt.codegen import block_list
+
+    names = ["call_shared_contact_velocity_0_None", "call_impact_rows", "call_rigid_inverse_dynamics",
+             "call_shared_foot_in_base_FL", "call_impact_rows"]
+    assert block_list(names) == "call_rigid_inverse_dynamics, call_impact_rows, call_shared_contact_velocity_0_None and 1 more"
+    assert block_list(names[:2]) == "call_impact_rows, call_shared_contact_velocity_0_None"
