@@ -16,6 +16,7 @@ import numpy as np
 
 from .assembly import Assembly
 from .interrupts import Interrupt, noted_sigint
+from .work_space import kept_on_heap
 
 SUCCESS_STATUSES = ("Solve_Succeeded", "Solved_To_Acceptable_Level")
 
@@ -260,7 +261,7 @@ def solve_nlp(nlp, x0, lbx, ubx, lbg, ubg, options, print_level: int = 5,
     starts = {}
     if lam_g0 is not None and lam_x0 is not None:  # IPOPT works on x / D: its bound multipliers are D·λ_x
         starts = {"lam_g0": np.asarray(lam_g0, float), "lam_x0": np.asarray(lam_x0, float) * D}
-    with noted_sigint(raise_now=False) as keeper.interrupt:
+    with noted_sigint(raise_now=False) as keeper.interrupt, kept_on_heap():  # MUMPS's work space reused
         sol = solver(x0=x0, lbx=lbx, ubx=ubx, lbg=lbg, ubg=ubg, **starts)
     wall, cpu = time.perf_counter() - t1, time.process_time() - c1
     st = solver.stats()
