@@ -32,6 +32,8 @@ from .terrain_io import surface_of
 
 MODE_COLOURS = {"flat": "#2b6cb0", "stance": "#2b6cb0", "heel": "#dd6b20", "toe": "#38a169", "swing": "#ffffff"}
 FLIGHT_COLOUR = "#d0d0d0"  # gait diagram: a phase with no foot on the ground
+N_COLOURS = 10  # matplotlib's default colour cycle, C0 … C9
+LINE_STYLES = ("-", "--", ":", "-.")  # one per round of the colour cycle (joint_angles)
 PHASE_COLOURS = ("#e2e8f0", "#fefcbf", "#c6f6d5", "#fed7e2", "#bee3f8", "#e9d8fd")
 
 
@@ -120,10 +122,13 @@ def joint_angles(result) -> Figure:
     fig = new_figure(9, 6)
     ax_q, ax_v = fig.subplots(2, 1, sharex=True)
     idx = robot.actuated_index
-    for i, j in zip(idx, robot.actuated):
-        line, = ax_q.plot(s["time"], s["q"][:, i], lw=1.2, label=j)
+    for n, (i, j) in enumerate(zip(idx, robot.actuated)):
+        # the colour cycle repeats after 10 lines (a quadruped has 12 joints): a new line style
+        # each round, so no two joints share colour and style
+        style = LINE_STYLES[(n // N_COLOURS) % len(LINE_STYLES)]
+        line, = ax_q.plot(s["time"], s["q"][:, i], lw=1.2, ls=style, label=j, color=f"C{n % N_COLOURS}")
         ax_q.plot(tk, kn["q"][:, i], ".", ms=3, color=line.get_color())
-        ax_v.plot(s["time"], s["v"][:, i], lw=1.2, color=line.get_color())
+        ax_v.plot(s["time"], s["v"][:, i], lw=1.2, ls=style, color=line.get_color())
         ax_v.plot(tk, kn["v"][:, i], ".", ms=3, color=line.get_color())
     for ax, label in ((ax_q, "angle [rad]"), (ax_v, "velocity [rad/s]")):
         shade_phases(ax, traj, labels=ax is ax_q)
@@ -508,7 +513,9 @@ def gait_diagram(result) -> Figure:
     colours = {**MODE_COLOURS, "flight": FLIGHT_COLOUR}
     ax.legend(handles=[Patch(color=colours[m], label=m) for m in ("flat", "stance", "heel", "toe", "flight") if m in used],
               fontsize=7, loc="upper right", bbox_to_anchor=(1.0, -0.25), ncol=4)
-    fig.suptitle(f"{robot.name}: gait diagram (* mirrored half)")
+    # label_phases marks a mirrored phase's name with *: explain the mark only where it is used
+    mirrored = any(":mirrored" in p.name for p in traj.phases)
+    fig.suptitle(f"{robot.name}: gait diagram" + (" (* mirrored half)" if mirrored else ""))
     return fig
 
 

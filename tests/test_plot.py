@@ -350,3 +350,26 @@ def test_locked_joints_are_drawn():
     biped = Q.Poses(load_robot("biped7"))
     nodes = len(biped.points(load_robot("biped7").standing_q))
     assert biped.locked_frames == [] and nodes == max(max(s) for s in biped.segments) + 1
+
+
+def test_gait_diagram_explains_the_mirror_mark_only_for_a_half_cycle(results):
+    """The title's "(* mirrored half)" explains the * label_phases puts on a mirrored phase; a
+    full cycle (a bound: not left/right symmetric) has none, and said so anyway (a new user's
+    Go2 bound, 2026-11-25)."""
+    half = P.gait_diagram(results["quadruped"])
+    assert half.get_suptitle().endswith("(* mirrored half)")
+    problem = go.load_problem(PROBLEMS["quadruped"], ["gait={pattern: bound, period: 0.44, knots: 8}"])
+    full = go.solve(problem, print_level=0)
+    assert full.problem.cycle == "full"
+    fig = P.gait_diagram(full)
+    assert "mirrored" not in fig.get_suptitle()
+    assert not any("*" in t.get_text() for t in fig.axes[0].texts)
+
+
+def test_joint_angles_tell_every_joint_apart(results):
+    """Twelve joints, ten default colours: FL_hip and RR_thigh were drawn alike."""
+    fig = P.joint_angles(results["quadruped"])
+    lines = [ln for ln in fig.axes[0].get_lines() if not ln.get_label().startswith("_")]
+    assert len(lines) == len(results["quadruped"].robot.actuated) == 12
+    looks = {(ln.get_color(), ln.get_linestyle()) for ln in lines}
+    assert len(looks) == len(lines)
