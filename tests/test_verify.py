@@ -505,3 +505,21 @@ def test_perturbed_replays_are_reproducible(static_walk_dir, tmp_path, capsys):
     report = json.loads((tmp_path / verify.REPORT_FILE).read_text())
     assert code in (0, 1) and "perturbed: 2 runs (seed 3)" in out
     assert report["perturbed"]["runs"] == json.loads(json.dumps(a["runs"]))
+
+
+def test_replay_figure_gives_each_of_twelve_joints_its_own_colour():
+    """verify.png's torque panel: a quadruped's 12 joints in the default 10-colour cycle drew
+    FL_hip and RR_thigh alike (a new user's Go2 bound, 2026-11-25)."""
+    from matplotlib.figure import Figure
+
+    from gaitopt.verify.report import _compare
+    ax = Figure().subplots()
+    t = np.linspace(0.0, 1.0, 5)
+    labels = [f"j{i}" for i in range(12)]
+    _compare(ax, t, np.zeros((5, 12)), np.ones((5, 12)), labels, "N·m", "joint torques")
+    solid = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-"]
+    dashed = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert len(solid) == len(dashed) == 12
+    from matplotlib.colors import to_rgba
+    assert len({to_rgba(ln.get_color()) for ln in solid}) == 12
+    assert [ln.get_color() for ln in solid] == [ln.get_color() for ln in dashed]
