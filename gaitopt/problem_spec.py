@@ -17,6 +17,11 @@ from .yamlio import finite_number
 FOOT_MODES = ("swing", "flat", "heel", "toe", "stance")
 COST_TERMS = ("joule_loss", "specific_resistance", "abs_power", "torque_squared", "fri_stability",
               "torque_rate_squared", "impact_loss", "electrical_energy")
+# Each term's unit (problems/README.md "Cost terms"; "" for a ratio), for the summaries: per
+# distance (J/m) or per time (W), which the bare number does not say.
+COST_UNITS = {"joule_loss": "J/m", "specific_resistance": "", "abs_power": "W", "torque_squared": "N²·m²",
+              "fri_stability": "m", "torque_rate_squared": "N²·m²/s", "impact_loss": "J/m",
+              "electrical_energy": "J/m"}
 TRANSCRIPTIONS = ("trapezoidal", "hermite_simpson")
 CYCLES = ("full", "half")
 CONE_TYPES = ("pyramid", "cone")

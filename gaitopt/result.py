@@ -8,8 +8,21 @@ import numpy as np
 
 from .cycle import advance_vector, cycle_shift, mirror_contact_forces, planar_advance, mirror_coordinates, mirror_torques
 from .nlp import Layout, forces_from_variables
+from .problem_spec import COST_UNITS
 from .terrain_io import periodic_slope
 from .trajectory import PhaseTrajectory, Trajectory
+
+
+def _term_text(name: str, value: float, weight) -> str:
+    """A cost term for the summary with its unit: `joule_loss 138.063 J/m`; weighted,
+    `torque_rate_squared 0.5 (0.1 × 5 N²·m²/s)` (the term's own value and unit in brackets); a
+    term of one's own (no unit known) as the bare number."""
+    unit = COST_UNITS.get(name)
+    if unit is None or not weight:
+        return f"{name} {value:.6g}"
+    if weight == 1.0:
+        return f"{name} {value:.6g}" + (f" {unit}" if unit else "")
+    return f"{name} {value:.6g} ({weight:g} × {value / weight:.6g}" + (f" {unit})" if unit else ")")
 
 
 @dataclass(frozen=True)
@@ -81,7 +94,7 @@ class Result:
         lines = [
             f"{'SUCCESS' if self.success else 'FAILED'}: {self.status} — {self.message}",
             f"robot {self.robot.name}, cost {self.cost:.6g} "
-            + ", ".join(f"{k} {v:.6g}" for k, v in self.cost_terms.items()),
+            + ", ".join(_term_text(k, v, self.problem.cost.get(k)) for k, v in self.cost_terms.items()),
             f"stride {self.trajectory.stride:.4f} m, period {self.trajectory.period:.4f} s, "
             f"speed {self.trajectory.stride / self.trajectory.period:.4f} m/s"
             + self.trajectory.turn_text()

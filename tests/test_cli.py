@@ -68,6 +68,20 @@ def test_solve_exit_and_files(solved_dir):
     assert "SUCCESS" in proc.stdout
 
 
+def test_summary_gives_the_cost_terms_units(solved_dir):
+    """`cost 138.063 joule_loss 138.063` left a new user guessing J per cycle or per metre
+    (verify prints J per cycle): the term's unit follows it; a weighted term shows its weight."""
+    from gaitopt.problem_spec import COST_TERMS, COST_UNITS
+    from gaitopt.result import _term_text
+    proc, _ = solved_dir
+    assert "joule_loss" in proc.stdout and " J/m" in proc.stdout.split("cost ", 1)[1].splitlines()[0]
+    assert set(COST_UNITS) == set(COST_TERMS)
+    assert _term_text("abs_power", 0.5, 1.0) == "abs_power 0.5 W"
+    assert _term_text("torque_rate_squared", 0.5, 0.1) == "torque_rate_squared 0.5 (0.1 × 5 N²·m²/s)"
+    assert _term_text("specific_resistance", 0.2, 1.0) == "specific_resistance 0.2"
+    assert _term_text("my_term", 3.0, None) == "my_term 3"
+
+
 def test_trajectory_csv_contract(solved_dir):
     proc, out = solved_dir
     text = (out / "trajectory.csv").read_text(encoding="utf-8").splitlines()
