@@ -20,7 +20,7 @@ def _cmd_export(args) -> int:
     if args.output:
         suffix = export_suffix(args.format)
         if Path(args.output).suffix != suffix:
-            raise InputError(f"a {args.format} export needs a {suffix} file name", file=args.output, field="-o",
+            raise InputError(f"--format {args.format} needs a {suffix} file name", file=args.output, field="-o",
                              allowed=[suffix])
         _refuse_input_overwrite(args.output, args.result_dir)
     result = _load(args.result_dir)

@@ -106,7 +106,7 @@ def export(result, fmt: str = "full", path: str | Path | None = None, rate_hz: f
     pattern, writer = EXPORT_WRITERS[fmt]
     path = Path(path) if path is not None else Path(outdir) / pattern.format(rate=f"{rate_hz:g}")
     if path.suffix != export_suffix(fmt):  # read_export tells the formats by suffix
-        raise InputError(f"a {fmt} export needs a {export_suffix(fmt)} file name", file=str(path),
+        raise InputError(f"format {fmt!r} needs a {export_suffix(fmt)} file name", file=str(path),
                          allowed=[export_suffix(fmt)])
     if path.name.endswith("_summary.json"):  # an amp clip so named would replace another export's summary
         raise InputError("an export's file name may not end in _summary.json (the summaries' names)",
