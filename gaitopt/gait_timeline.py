@@ -6,6 +6,11 @@ half is the first mirrored left/right (a half cycle).
 from __future__ import annotations
 
 TOL = 1e-9
+# Events (touchdowns, lift-offs, rolls) closer than this fraction of the cycle are one event:
+# offsets written to 4 digits (0.3333, 0.6667 for thirds with β 0.6667) otherwise split off a
+# 0.01 % phase that took 2 of the knots (a new user's hexapod, 2026-11-25); a phase that short
+# is no part of a gait (the shortest named-pattern phase is 1/82 of the cycle).
+EVENT_TOL = 1e-3
 
 
 def _stance_mode(foot) -> str:
@@ -28,7 +33,8 @@ def _mode_at(t: float, offset: float, beta: float, profile, default: str) -> str
 
 def timeline(robot, beta: float, offsets: dict, profile=None, start: float | None = None) -> list:
     """The cycle as [(fraction, {foot: mode}), …], in order from `start` (default: the earliest
-    event), adjacent phases with equal contacts merged (also across the wrap)."""
+    event), events within EVENT_TOL of the cycle taken as one (at the earlier time), adjacent
+    phases with equal contacts merged (also across the wrap)."""
     events = []
     for f, o in offsets.items():
         events += [o, o + beta]
@@ -42,11 +48,11 @@ def timeline(robot, beta: float, offsets: dict, profile=None, start: float | Non
         start = min(events)
     times = []
     for e in sorted((e - start) % 1.0 for e in events):
-        if e > 1.0 - TOL:
+        if e > 1.0 - EVENT_TOL:
             e = 0.0
-        if not times or e - times[-1] > TOL:
+        if not times or e - times[-1] > EVENT_TOL:
             times.append(e)
-    if times[0] > TOL:
+    if times[0] > EVENT_TOL:
         times.insert(0, 0.0)
     else:
         times[0] = 0.0

@@ -442,3 +442,19 @@ def test_contradictory_gait_input_is_one_line_exit_2(tmp_path, problem, setting,
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and f": {field}: " in lines[0], lines
+
+
+def test_offsets_written_to_four_digits_make_no_sliver_phase():
+    """A hexapod tetrapod gait with thirds written 0.3333 / 0.6667 (β 0.6667) had its lift-offs
+    and touchdowns 1e-4 of the cycle apart: a 0.09 ms all_stance phase with 2 of the 30 knots.
+    Events closer than EVENT_TOL of the cycle are one event: three phases, as with exact thirds."""
+    from gaitopt.gait_timeline import EVENT_TOL
+    r = robot("hexapod")
+    offsets = {"L1": 0.0, "R2": 0.0, "L3": 0.3333, "R1": 0.3333, "L2": 0.6667, "R3": 0.6667}
+    gait = expand_gait({"duty_factor": 0.6667, "offsets": offsets, "period": 0.9, "knots": 30}, r, SOURCE)
+    exact = expand_gait({"duty_factor": 2 / 3, "offsets": {f: round(3 * o) / 3 for f, o in offsets.items()},
+                         "period": 0.9, "knots": 30}, r, SOURCE)
+    assert [p["name"] for p in gait["phases"]] == [p["name"] for p in exact["phases"]]
+    assert len(gait["phases"]) == 3 and [p["knots"] for p in gait["phases"]] == [10, 10, 10]
+    assert min(p["duration"] for p in gait["phases"]) > 0.9 * (1 / 3 - EVENT_TOL)
+    assert sum(p["duration"] for p in gait["phases"]) == pytest.approx(0.9)
