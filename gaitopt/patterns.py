@@ -67,8 +67,9 @@ robot. Feet with heel and toe points stand ``flat`` (except in heel_toe_walk), p
 
 Construction: the touchdowns, lift-offs (and for heel_toe_walk the heel → flat → toe changes)
 are the events; the distinct event times (two closer than gait_timeline.EVENT_TOL, 0.1 % of
-the cycle, are one) split the cycle into phases, each with the contact modes that hold in it. The listing starts at the earliest event (named patterns: biped walks
-at the trailing foot's lift-off, crawl and walk at LH's lift-off, so that they read like the
+the cycle, are one) split the cycle into phases, each with the contact modes that hold in it.
+The listing starts at the earliest event (named patterns: biped walks at the trailing foot's
+lift-off, crawl and walk at LH's lift-off, so that they read like the
 shipped problem files), phases with equal contacts next to each other merge, and each phase's
 duration is its fraction f of the period: a fixed period gives fixed durations, a period
 {min, max, guess} gives each phase {min: f·min, max: f·max, guess: f·guess}. (Free durations
