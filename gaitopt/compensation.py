@@ -392,10 +392,12 @@ def compensate(result, correction: Correction, point: str = "com", axis: str = "
     report = CompensationReport(point, axis, largest, tally.task_error, tally.drift, tally.residual,
                                 tally.friction, change, excess, friction_use=tally.friction_use)
     if tally.friction_use > 1 + 1e-6:
-        report.notes.append(f"the forces leave the plan's friction {cons.cone} (μ {cons.friction:g}) by up to "
-                            f"{100 * (tally.friction_use - 1):.3g} % of the allowed: friction_use")
+        # the same figure as the summary line's "N % of the plan's friction cone" (it said "by up
+        # to 349 % of the allowed" beside "449 % of the plan's friction pyramid")
+        report.notes.append(f"the forces leave the plan's friction {cons.cone} (μ {cons.friction:g}): they use up "
+                            f"to {100 * tally.friction_use:.3g} % of it: friction_use")
     if excess > 0:
-        report.notes.append(f"joint positions beyond the robot's limits by up to {excess:.3g}: limit_excess")
+        report.notes.append(f"joint positions beyond the robot's limits by up to {excess:.3g} rad: limit_excess")
     if tally.residual > 1e-6:
         report.notes.append("the unactuated rows are not balanced everywhere: the contacts cannot supply the "
                             "change (a point or line contact cannot take the moment of a moved CoM; flight "
