@@ -101,12 +101,14 @@ class Poses:
             elif len(idx) == 4:  # heel inner, heel outer, toe inner, toe outer (gaitopt.robot_feet)
                 segs += [(idx[0], idx[1]), (idx[1], idx[3]), (idx[3], idx[2]), (idx[2], idx[0])]
         # links with no joint below them (a torso above the hips, a head) end at their centre
-        # of mass, from the root body (the last base joint) on
+        # of mass, from the root body (the last base joint) on; not a link that carries a
+        # contact point, already drawn to it (a Go2's bent calf grew a spur to its CoM)
         nc = len(robot.contacts)
         has_child = {int(m.parents[j]) for j in range(1, m.njoints)}
+        carries_foot = {int(m.frames[c.frame_id].parentJoint) for c in robot.contacts}
         self.com_joints = [j for j in range(max(1, n_base), m.njoints)
-                           if (j not in has_child or j == n_base) and m.inertias[j].mass > 0
-                           and np.linalg.norm(m.inertias[j].lever) > 0.01]
+                           if (j not in has_child and j not in carries_foot or j == n_base)
+                           and m.inertias[j].mass > 0 and np.linalg.norm(m.inertias[j].lever) > 0.01]
         segs += [(j - 1, nj + nc + k) for k, j in enumerate(self.com_joints)]
         # joints robot.yaml locks (`locked`: a G1's waist and arms) are frames of the reduced
         # model, their links merged into the parent body: drawn as sticks from their URDF parent

@@ -373,3 +373,22 @@ def test_joint_angles_tell_every_joint_apart(results):
     assert len(lines) == len(results["quadruped"].robot.actuated) == 12
     looks = {(ln.get_color(), ln.get_linestyle()) for ln in lines}
     assert len(looks) == len(lines)
+
+
+@pytest.mark.parametrize("name", ["go2", "solo12", "biped7", "hexapod"])
+def test_a_link_carrying_a_foot_is_drawn_to_the_foot_only(name):
+    """A link with no joint below ends at its CoM in the stick figure (a torso, a head), but a
+    link that carries a contact point is already drawn to it: the Go2's bent calves grew a spur
+    from the knee to their CoM beside the knee → foot stick (a new user's bound, 2026-11-25)."""
+    from gaitopt import quantities as Q
+    from gaitopt.robot import load_robot
+    robot = load_robot(name)
+    poses = Q.Poses(robot)
+    m = robot.model
+    feet_links = {m.frames[c.frame_id].parentJoint for c in robot.contacts}
+    assert not feet_links & set(poses.com_joints)
+    nj, nc = m.njoints - 1, len(robot.contacts)
+    # each foot-carrying joint's node has sticks to its contact points and to nothing else below it
+    for j in feet_links:
+        below = {b for a, b in poses.segments if a == j - 1}
+        assert below and all(nj <= b < nj + nc for b in below), (name, m.names[j])
