@@ -98,7 +98,14 @@ class CompensationReport:
     friction_use: float = 0.0
 
     def to_dict(self) -> dict:
-        return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in self.__dict__.items()}
+        """The fields as JSON values: an infinite friction ratio or use (a stance point with
+        tangential but no normal force) is None (null), since JSON has no infinity (json.dumps
+        wrote `Infinity`, which strict readers refuse)."""
+        def value(v):
+            if isinstance(v, (float, np.floating)):
+                return float(v) if np.isfinite(v) else None
+            return v
+        return {k: value(v) for k, v in self.__dict__.items()}
 
 
 class _Task:
@@ -394,10 +401,11 @@ def compensate(result, correction: Correction, point: str = "com", axis: str = "
     if tally.friction_use > 1 + 1e-6:
         # the same figure as the summary line's "N % of the plan's friction cone" (it said "by up
         # to 349 % of the allowed" beside "449 % of the plan's friction pyramid")
-        report.notes.append(f"the forces leave the plan's friction {cons.cone} (μ {cons.friction:g}): they use up "
-                            f"to {100 * tally.friction_use:.3g} % of it: friction_use")
+        report.notes.append(f"the forces leave the plan's friction {cons.cone} (μ {cons.friction:g}): " + (
+            f"they use up to {100 * tally.friction_use:.3g} % of it" if np.isfinite(tally.friction_use) else
+            "a stance point has tangential but no normal force (infinite ratio)") + ": friction_use")
     if excess > 0:
-        report.notes.append(f"joint positions beyond the robot's limits by up to {excess:.3g} rad: limit_excess")
+        report.notes.append(f"joint positions beyond the robot's limits by up to {excess:.3g} (rad or m): limit_excess")
     if tally.residual > 1e-6:
         report.notes.append("the unactuated rows are not balanced everywhere: the contacts cannot supply the "
                             "change (a point or line contact cannot take the moment of a moved CoM; flight "

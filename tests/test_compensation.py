@@ -250,3 +250,18 @@ def test_compensation_reports_friction_use_of_the_plans_cone(static_walk, tmp_pa
     assert proc.returncode == 0, proc.stderr
     assert "150 % of the plan's friction pyramid" in proc.stdout
     assert "note: the forces leave the plan's friction pyramid" in proc.stdout
+
+
+def test_report_is_strict_json_when_a_stance_point_pulls():
+    """A correction the contacts cannot follow (a new user's `--point FL_foot` on a Go2 bound)
+    leaves a stance point with tangential but no normal force: friction ratio and use are
+    infinite, and compensation.json held `Infinity`, which strict JSON readers refuse. They
+    are null now."""
+    import json
+
+    from gaitopt.compensation import CompensationReport
+    rep = CompensationReport("FL_foot", "x", 0.01, 1e-15, 1e-14, 681.0, float("inf"), 1.04, 0.78,
+                             friction_use=np.float64(np.inf))
+    d = rep.to_dict()
+    assert d["friction_ratio"] is None and d["friction_use"] is None and d["base_residual"] == 681.0
+    json.dumps(d, allow_nan=False)
