@@ -32,8 +32,6 @@ from .terrain_io import surface_of
 
 MODE_COLOURS = {"flat": "#2b6cb0", "stance": "#2b6cb0", "heel": "#dd6b20", "toe": "#38a169", "swing": "#ffffff"}
 FLIGHT_COLOUR = "#d0d0d0"  # gait diagram: a phase with no foot on the ground
-N_COLOURS = 10  # matplotlib's default colour cycle, C0 … C9
-LINE_STYLES = ("-", "--", ":", "-.")  # one per round of the colour cycle (joint_angles)
 PHASE_COLOURS = ("#e2e8f0", "#fefcbf", "#c6f6d5", "#fed7e2", "#bee3f8", "#e9d8fd")
 
 
@@ -113,6 +111,13 @@ def _knots(traj):
     return kn["time"][:-1], {k: kn[k][:-1] for k in ("q", "v", "a", "tau", "f")}
 
 
+def series_colours(n: int) -> list:
+    """A colour for each of n lines on one axis: matplotlib's default cycle (C0 … C9) up to 10,
+    else tab20's 20 (its cycle repeats after 10: a quadruped's 12 joints drew FL_hip and RR_thigh
+    alike, in joint_angles and in verify.png)."""
+    return [f"C{i}" for i in range(n)] if n <= 10 else [colormaps["tab20"](i % 20) for i in range(n)]
+
+
 def joint_angles(result) -> Figure:
     """Joint angles [rad] and velocities [rad/s] of the actuated joints over the cycle, with
     the phases shaded and the knots marked."""
@@ -122,14 +127,11 @@ def joint_angles(result) -> Figure:
     fig = new_figure(9, 6)
     ax_q, ax_v = fig.subplots(2, 1, sharex=True)
     idx = robot.actuated_index
-    for n, (i, j) in enumerate(zip(idx, robot.actuated)):
-        # the colour cycle repeats after 10 lines (a quadruped has 12 joints): a new line style
-        # each round, so no two joints share colour and style
-        style = LINE_STYLES[(n // N_COLOURS) % len(LINE_STYLES)]
-        line, = ax_q.plot(s["time"], s["q"][:, i], lw=1.2, ls=style, label=j, color=f"C{n % N_COLOURS}")
-        ax_q.plot(tk, kn["q"][:, i], ".", ms=3, color=line.get_color())
-        ax_v.plot(s["time"], s["v"][:, i], lw=1.2, ls=style, color=line.get_color())
-        ax_v.plot(tk, kn["v"][:, i], ".", ms=3, color=line.get_color())
+    for (i, j), colour in zip(zip(idx, robot.actuated), series_colours(len(idx))):
+        ax_q.plot(s["time"], s["q"][:, i], lw=1.2, label=j, color=colour)
+        ax_q.plot(tk, kn["q"][:, i], ".", ms=3, color=colour)
+        ax_v.plot(s["time"], s["v"][:, i], lw=1.2, color=colour)
+        ax_v.plot(tk, kn["v"][:, i], ".", ms=3, color=colour)
     for ax, label in ((ax_q, "angle [rad]"), (ax_v, "velocity [rad/s]")):
         shade_phases(ax, traj, labels=ax is ax_q)
         ax.set_ylabel(label)

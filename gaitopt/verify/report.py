@@ -12,12 +12,11 @@ PLOT_FILE = "verify.png"
 
 
 def _compare(ax, t, simulated, planned, labels, ylabel, title, **style) -> None:
-    """Simulated (solid) and planned (dashed, same colour) columns of (T, k) arrays on one axis.
-    A colour per column: the default cycle's 10 for up to 10, else tab20's 20 (a quadruped's 12
-    joints had FL_hip and RR_thigh alike; the line style already tells simulated from planned)."""
-    from matplotlib import colormaps  # why: matplotlib only when the figure is drawn
-    colours = [f"C{i}" for i in range(len(labels))] if len(labels) <= 10 else \
-        [colormaps["tab20"](i % 20) for i in range(len(labels))]
+    """Simulated (solid) and planned (dashed, same colour) columns of (T, k) arrays on one axis,
+    a colour per column (`gaitopt.plot.series_colours`: the line style tells simulated from
+    planned)."""
+    from ..plot import series_colours  # why: matplotlib only when the figure is drawn
+    colours = series_colours(len(labels))
     for i, label in enumerate(labels):
         ax.plot(t, simulated[:, i], label=label, color=colours[i], **style)
         ax.plot(t, planned[:, i], "--", color=colours[i], **style)
