@@ -126,6 +126,7 @@ class DerivativeCompiler:
         self.compile_s = 0.0
         self._names = None  # block names with a library in the cache (listed once)
         self._cache_ok = None  # whether the cache directory may be loaded from (checked once)
+        self._distrust_said = False  # the line saying the cache is not used was given
         self._own_said = False  # the progress line for the problem's own blocks was given
 
     def _listed(self, name: str) -> bool:
@@ -153,11 +154,11 @@ class DerivativeCompiler:
             if compiling and J.n_instructions() + H.n_instructions() >= self._threshold(shared):
                 raise InputError(f"set GAITOPT_CACHE to a directory of your own: {self.cache} is not yours or other "
                                  "users can write it (its libraries are never loaded)", field="solver.codegen")
-            if not compiling and self.report is not None and self._cache_ok is False:
+            if not compiling and self.report is not None and not self._distrust_said:
                 self.report(f"the compiled derivatives in {self.cache} are not used: it is not yours or other users "
                             "can write it; set GAITOPT_CACHE to a directory of your own (or, if it is yours, "
                             f"chmod o-w {self.cache}); this set-up builds them symbolically")
-                self._cache_ok = "said"
+                self._distrust_said = True
             return J, H
         threshold = self._threshold(shared)
         key = library_key(fn)
@@ -194,7 +195,7 @@ class DerivativeCompiler:
                 self._cache_ok = not self.cache.is_dir() or _trusted(self.cache)
             except OSError:  # vanished or unreadable: nothing will load from it, a compile says why
                 self._cache_ok = True
-        return self._cache_ok is True
+        return self._cache_ok
 
     def _compile(self, lib: Path, block: str, fns: list, shared: bool = True) -> None:
         import tempfile
