@@ -62,6 +62,18 @@ def cycle_energies(robot, t, tau, v, spans) -> dict:
             "mechanical_negative": integral(np.minimum(mech, 0.0))}
 
 
+def joint_energies(robot, t, tau, v, spans) -> dict:
+    """Per actuated joint (nu,) [J], samples as for `cycle_energies`: joule_loss (the cost's index
+    R (τ/(G K))²) and electrical_without_regeneration (the motor's V·i where positive). Each sums
+    over the joints to `cycle_energies`' entry of that name."""
+    tau = np.asarray(tau, float)
+    index = tau ** 2 * np.array([joule_coefficient(robot.actuators[j], robot.actuators[j].gear_ratio)
+                                 for j in robot.actuated])
+    drawn = np.maximum(Q.electrical_power(robot, tau, v), 0.0)
+    return {name: np.array([phase_integral(x[:, i], t, spans) for i in range(x.shape[1])])
+            for name, x in (("joule_loss", index), ("electrical_without_regeneration", drawn))}
+
+
 def absolute_work(energies: dict) -> float:
     """∫ Σ |τ·ω| dt [J]: positive work plus the magnitude of the negative."""
     return energies["mechanical_positive"] - energies["mechanical_negative"]

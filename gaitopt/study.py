@@ -204,9 +204,10 @@ def _columns(study: Study, robot) -> list:
     cols = ["case"] + [f"param.{k}" for k, _ in study.parameters]
     cols += ["success", "status", "cost", "iterations", "solve_time_s", "max_violation", "stride", "period",
              "speed"]
-    figures, appended = metric_columns(robot.actuated)
-    # appended 2026-11-25: the return pass of `warm_start: both` (gaitopt.study_return)
-    return cols + figures + ["gear_ratios", "warm_from", "message"] + appended + list(RETURN_COLUMNS)
+    figures, rms, per_joint = metric_columns(robot.actuated)
+    # appended 2026-11-25: the RMS figures, the return pass of `warm_start: both`
+    # (gaitopt.study_return), the per-joint energies
+    return cols + figures + ["gear_ratios", "warm_from", "message"] + rms + list(RETURN_COLUMNS) + per_joint
 
 
 # ------------------------------------------------------------------------------ one case

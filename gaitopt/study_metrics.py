@@ -7,7 +7,7 @@ import numpy as np
 
 from . import quantities as Q
 from .actuation import motor_voltage
-from .energy import absolute_work, cycle_energies, cycle_rms, specific_resistance
+from .energy import absolute_work, cycle_energies, cycle_rms, joint_energies, specific_resistance
 
 
 def case_metrics(result) -> dict:
@@ -25,7 +25,9 @@ def case_metrics(result) -> dict:
     Per joint: peak_torque [N·m], peak_speed [rad/s], peak_current [A] = max |τ|/(η G K) (what the
     current limit bounds), peak_power [W] = max |τ q̇|, peak_voltage [V] = max |R i + K G q̇|;
     rms_torque [N·m] and rms_current [A] = √(∫ x² dt / T) over the cycle (what a motor's
-    continuous, thermal rating bounds; appended 2026-11-25).
+    continuous, thermal rating bounds; appended 2026-11-25); joule_loss_per_m and energy_per_m
+    per joint [J/m], each joint's share of the totals above (appended 2026-11-25, thirteenth
+    session: which actuator a design change should go to).
     """
     robot, traj = result.robot, result.trajectory
     t, smp, spans = traj.sample_cycle()
@@ -46,13 +48,23 @@ def case_metrics(result) -> dict:
     for name, val in (("torque", tau), ("current", peaks["current"])):
         for j, x in zip(traj.actuated, cycle_rms(val, t, spans, traj.period)):
             row[f"rms_{name}.{j}"] = float(x)
+    per_joint = joint_energies(robot, t, tau, v, spans)
+    for column, key in JOINT_ENERGIES:
+        for j, x in zip(traj.actuated, per_joint[key]):
+            row[f"{column}.{j}"] = float(x / s)
     return row
 
 
-def metric_columns(actuated) -> tuple[list, list]:
+# per-joint columns of results.csv: (column prefix, joint_energies key), appended 2026-11-25
+JOINT_ENERGIES = (("joule_loss_per_m", "joule_loss"), ("energy_per_m", "electrical_without_regeneration"))
+
+
+def metric_columns(actuated) -> tuple[list, list, list]:
     """(the energy and peak columns, in the order since the first results.csv; the RMS columns,
-    appended after `message` on 2026-11-25) for the actuated joints `actuated`."""
+    appended after `message` on 2026-11-25; the per-joint energy columns, appended after the
+    return pass's on 2026-11-25) for the actuated joints `actuated`."""
     cols = ["energy_per_m", "joule_loss_per_m", "abs_work_per_m", "specific_resistance"]
     for name in ("torque", "speed", "current", "power", "voltage"):
         cols += [f"peak_{name}.{j}" for j in actuated]
-    return cols, [f"rms_{name}.{j}" for name in ("torque", "current") for j in actuated]
+    return (cols, [f"rms_{name}.{j}" for name in ("torque", "current") for j in actuated],
+            [f"{column}.{j}" for column, _ in JOINT_ENERGIES for j in actuated])

@@ -260,6 +260,16 @@ def test_case_metrics_match_a_direct_computation():
         assert m[f"rms_torque.{j}"] == pytest.approx(rms, rel=5e-3)
         a = result.robot.actuators[j]
         assert m[f"rms_current.{j}"] == pytest.approx(m[f"rms_torque.{j}"] / (a.gear_efficiency * a.gear_ratio * a.torque_constant))
+    # per-joint energies per metre: each joint's Joule loss against the dense integral of its
+    # R (τ/(G K))², and the joints' shares adding up to the table's totals
+    joints = tr.actuated
+    for i, j in enumerate(joints):
+        a = result.robot.actuators[j]
+        dense = np.trapezoid(a.resistance * (smp["tau"][:, i] / (a.gear_ratio * a.torque_constant)) ** 2, t) / tr.distance
+        assert m[f"joule_loss_per_m.{j}"] == pytest.approx(dense, rel=5e-3)
+        assert 0.0 <= m[f"joule_loss_per_m.{j}"] <= m[f"energy_per_m.{j}"] + 1e-12  # drawn ≥ copper loss
+    for total in ("joule_loss_per_m", "energy_per_m"):
+        assert sum(m[f"{total}.{j}"] for j in joints) == pytest.approx(m[total], rel=1e-12)
 
 
 def test_a_killed_study_resumes_without_losing_or_redoing_cases(tmp_path):
@@ -379,8 +389,11 @@ def test_an_older_results_csv_without_the_rms_columns_resumes(tmp_path):
     with open(table, newline="", encoding="utf-8") as fh:
         header, first = list(csv.reader(fh))[:2]
     n = header.index("message") + 1
-    rms = header[n:len(header) - len(RETURN_COLUMNS)]   # then the return pass's (appended 2026-11-25)
-    assert rms and all(c.startswith("rms_") for c in rms) and tuple(header[len(header) - len(RETURN_COLUMNS):]) == RETURN_COLUMNS
+    r = header.index(RETURN_COLUMNS[0])
+    rms = header[n:r]   # then the return pass's and the per-joint energies (appended 2026-11-25)
+    assert rms and all(c.startswith("rms_") for c in rms) and tuple(header[r:r + len(RETURN_COLUMNS)]) == RETURN_COLUMNS
+    per_joint = header[r + len(RETURN_COLUMNS):]
+    assert per_joint and all(c.startswith(("joule_loss_per_m.", "energy_per_m.")) for c in per_joint)
     with open(table, "w", newline="", encoding="utf-8") as fh:   # the first case, as an older gaitopt wrote it
         csv.writer(fh).writerows([header[:n], first[:n]])
     rows = run_study(load_study(path), tmp_path / "o", executor=None, progress=False)

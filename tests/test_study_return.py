@@ -125,8 +125,8 @@ def test_a_warm_start_true_outdir_of_an_older_gaitopt_resumes_as_both(tmp_path, 
     table = out / "results.csv"
     with open(table, newline="", encoding="utf-8") as fh:
         header, *raw = list(csv.reader(fh))
-    n = len(header) - len(ret.RETURN_COLUMNS)
-    assert tuple(header[n:]) == ret.RETURN_COLUMNS
+    n = header.index(ret.RETURN_COLUMNS[0])  # then the per-joint energies (appended after them)
+    assert tuple(header[n:n + len(ret.RETURN_COLUMNS)]) == ret.RETURN_COLUMNS
     with open(table, "w", newline="", encoding="utf-8") as fh:   # as an older gaitopt wrote it
         csv.writer(fh).writerows([r[:n] for r in [header, *raw]])
     calls = _cold_solves_high_clearance(monkeypatch)
