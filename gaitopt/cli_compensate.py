@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
 
-from .cli_common import _check_output_dir, _finish, _load, _positive, _signed, _writing
+from .cli_common import EXIT_FAILED, EXIT_OK, _check_output_dir, _finish, _load, _positive, _signed, _writing
 from .errors import InputError
 
 COMPENSATION_FILE = "compensation.json"
@@ -77,7 +78,13 @@ def _cmd_compensate(args) -> int:
     for note in report.notes:
         print(f"note: {note}")
     print(f"wrote {paths['trajectory']}, {paths['result']} and {Path(args.output) / COMPENSATION_FILE}")
-    return _finish(out, args.result_dir)
+    code = _finish(out, args.result_dir)
+    broken = report.broken()
+    if broken and code == EXIT_OK:  # written, but not a gait the robot can follow as it stands
+        print(f"gaitopt: the compensated gait is not physically consistent ({', '.join(broken)}: the notes above "
+              f"say how); files written", file=sys.stderr)
+        return EXIT_FAILED
+    return code
 
 
 def add_compensate_command(sub) -> None:

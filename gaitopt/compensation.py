@@ -73,6 +73,12 @@ class Correction:
         return max(abs(self(t, period)) for t in np.linspace(0.0, period, 400, endpoint=False))
 
 
+# above these the report's notes (and `broken`) say the compensated gait leaves the plan's
+# friction cone [-] or equilibrium [N or N·m]
+FRICTION_USE_TOL = 1e-6
+RESIDUAL_TOL = 1e-6
+
+
 @dataclass
 class CompensationReport:
     """What `compensate` did: the task (point, axis), the largest |Δp| asked [m], the largest
@@ -96,6 +102,14 @@ class CompensationReport:
     limit_excess: float = 0.0
     notes: list = field(default_factory=list)
     friction_use: float = 0.0
+
+    def broken(self) -> list:
+        """The report's fields that say the compensated gait is not physically consistent, by name:
+        friction_use (the forces leave the plan's cone), limit_excess (a joint beyond its limits),
+        base_residual (the unactuated rows not balanced: out of equilibrium); the notes say how."""
+        return [name for name, bad in (("friction_use", self.friction_use > 1 + FRICTION_USE_TOL),
+                                       ("limit_excess", self.limit_excess > 0),
+                                       ("base_residual", self.base_residual > RESIDUAL_TOL)) if bad]
 
     def to_dict(self) -> dict:
         """The fields as JSON values: an infinite friction ratio or use (a stance point with
@@ -398,7 +412,7 @@ def compensate(result, correction: Correction, point: str = "com", axis: str = "
     excess = max(float(np.maximum(np.maximum(p.q[:, joints] - hi, lo - p.q[:, joints]), 0.0).max()) for p in phases)
     report = CompensationReport(point, axis, largest, tally.task_error, tally.drift, tally.residual,
                                 tally.friction, change, excess, friction_use=tally.friction_use)
-    if tally.friction_use > 1 + 1e-6:
+    if tally.friction_use > 1 + FRICTION_USE_TOL:
         # the same figure as the summary line's "N % of the plan's friction cone" (it said "by up
         # to 349 % of the allowed" beside "449 % of the plan's friction pyramid")
         report.notes.append(f"the forces leave the plan's friction {cons.cone} (μ {cons.friction:g}): " + (
@@ -406,7 +420,7 @@ def compensate(result, correction: Correction, point: str = "com", axis: str = "
             "a stance point has tangential but no normal force (infinite ratio)") + ": friction_use")
     if excess > 0:
         report.notes.append(f"joint positions beyond the robot's limits by up to {excess:.3g} (rad or m): limit_excess")
-    if tally.residual > 1e-6:
+    if tally.residual > RESIDUAL_TOL:
         report.notes.append("the unactuated rows are not balanced everywhere: the contacts cannot supply the "
                             "change (a point or line contact cannot take the moment of a moved CoM; flight "
                             "takes no force), so the robot is not in equilibrium with the new posture there: "

@@ -247,9 +247,12 @@ def test_compensation_reports_friction_use_of_the_plans_cone(static_walk, tmp_pa
     src = tmp_path / "plan"
     save(low_mu, src)
     proc = _cli("compensate", src, "--offset", "0", "-o", tmp_path / "out")
-    assert proc.returncode == 0, proc.stderr
+    # written, with the notes, and exit 1: the gait leaves the friction the plan allows
+    assert proc.returncode == 1, proc.stderr
     assert "150 % of the plan's friction pyramid" in proc.stdout
     assert "note: the forces leave the plan's friction pyramid" in proc.stdout
+    assert "not physically consistent (friction_use" in proc.stderr and (tmp_path / "out" / "compensation.json").is_file()
+    assert report.broken() == [] and low.broken() == ["friction_use"]
 
 
 def test_report_is_strict_json_when_a_stance_point_pulls():
@@ -264,4 +267,5 @@ def test_report_is_strict_json_when_a_stance_point_pulls():
                              friction_use=np.float64(np.inf))
     d = rep.to_dict()
     assert d["friction_ratio"] is None and d["friction_use"] is None and d["base_residual"] == 681.0
+    assert rep.broken() == ["friction_use", "limit_excess", "base_residual"]
     json.dumps(d, allow_nan=False)
