@@ -98,6 +98,18 @@ def library_key(fn: ca.Function) -> str:
     return h.hexdigest()[:20]
 
 
+def library_file(block: str, key: str) -> str:
+    """The cache's file name of a block's derivatives: `<block>_<key>.so` (key: `library_key`)."""
+    return f"{block}_{key}.so"
+
+
+def library_block(file_name: str) -> str | None:
+    """The block name of a cache file named by `library_file`, None for any other file."""
+    if not file_name.endswith(".so") or "_" not in file_name:
+        return None
+    return file_name[:-len(".so")].rsplit("_", 1)[0]
+
+
 class DerivativeCompiler:
     """Compiles and caches the derivatives of mapped blocks (gaitopt.assembly.MappedRows).
 
@@ -136,7 +148,7 @@ class DerivativeCompiler:
                 files = os.listdir(self.cache)
             except OSError:  # no cache yet: nothing to load
                 files = []
-            self._names = {f[:-4].rsplit("_", 1)[0] for f in files if f.endswith(".so")}
+            self._names = {library_block(f) for f in files} - {None}
         return name in self._names
 
     def derivatives(self, fn: ca.Function, build, shared: bool = True) -> tuple:
@@ -162,7 +174,7 @@ class DerivativeCompiler:
             return J, H
         threshold = self._threshold(shared)
         key = library_key(fn)
-        lib = self.cache / f"{fn.name()}_{key}.so"
+        lib = self.cache / library_file(fn.name(), key)
         names = (f"gaitopt_jac_{key}", f"gaitopt_hess_{key}")
         loaded, why = _load(lib, names)
         if why is not None and self.report is not None:  # present but refused: say why it is slower

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import gaitopt as go
-from gaitopt.codegen import DerivativeCompiler, find_compiler, library_key
+from gaitopt.codegen import DerivativeCompiler, find_compiler, library_block, library_file, library_key
 from gaitopt.errors import InputError
 from gaitopt.gait import robot_of
 from gaitopt.transcription import transcribe
@@ -447,3 +447,13 @@ def test_block_list_puts_the_inverse_dynamics_first_and_counts_the_rest():
              "call_shared_foot_in_base_FL", "call_impact_rows"]
     assert block_list(names) == "call_rigid_inverse_dynamics, call_impact_rows, call_shared_contact_velocity_0_None and 1 more"
     assert block_list(names[:2]) == "call_impact_rows, call_shared_contact_velocity_0_None"
+
+
+def test_library_file_names_read_back():
+    """The compiler names a block's library and reads the cache's listing back with one rule
+    (a block name may hold underscores; the checksum beside each library is not a library)."""
+    for block in ("call_impact_rows", "call_shared_contact_velocity_0_None", "x"):
+        name = library_file(block, "27ea4b0b5a88da097627")
+        assert name.endswith(".so") and library_block(name) == block
+    assert library_block("call_impact_rows_27ea4b0b5a88da097627.so.sha256") is None
+    assert library_block("notes.txt") is None and library_block(".so") is None
