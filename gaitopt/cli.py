@@ -180,14 +180,20 @@ def _cmd_robot(args) -> int:
 
 def _cmd_sweep(args) -> int:
     from .study import run_study  # why: studies solve: the solve stack only for this command
+    from .study_table import read_results
     if args.max_workers is not None and not 1 <= args.max_workers <= MAX_WORKERS:
         raise InputError(f"must be from 1 to {MAX_WORKERS}, got {args.max_workers}", field="--max-workers",
                          allowed=f"1 … {MAX_WORKERS}")
     _check_output_dir(args.output)  # e.g. -o naming a file: bad input, not a traceback in the study
+    table = Path(args.output) / "results.csv"
+    # the cases an earlier run into OUTDIR wrote (those that raised run again): said apart, since
+    # "10 solved" after a run that solved nothing read as if it had
+    earlier = {r["case"] for r in read_results(table) if r.get("status") != "error"} if table.is_file() else set()
     rows = run_study(args.study, args.output, max_workers=args.max_workers, progress=not args.quiet)
     failed = [r["case"] for r in rows if not r.get("success")]
-    print(f"wrote {Path(args.output) / 'results.csv'}: {len(rows)} cases, {len(rows) - len(failed)} solved, "
-          f"{len(failed)} failed")
+    resumed = sum(1 for r in rows if r["case"] in earlier)
+    print(f"wrote {table}: {len(rows)} cases, {len(rows) - len(failed)} solved, {len(failed)} failed"
+          + (f" ({resumed} of them from an earlier run into {args.output})" if resumed else ""))
     return EXIT_FAILED if failed else EXIT_OK
 
 

@@ -493,3 +493,22 @@ def test_a_bad_override_is_named_in_the_study_file(tmp_path):
     with pytest.raises(InputError) as err:
         load_study(path) and run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
     assert err.value.field == "overrides.constraints.friction.mu" and err.value.file == str(path)
+
+
+def test_sweep_summary_says_which_cases_an_earlier_run_solved(tmp_path):
+    """Run again into the same OUTDIR, `gaitopt sweep` solves nothing and said "2 solved" as if it
+    had: the summary counts the rows an earlier run wrote."""
+    from contextlib import redirect_stdout
+    from io import StringIO
+
+    from gaitopt import cli
+    path = _study_file(tmp_path, {"speed": [0.3, 0.35]})
+    out = tmp_path / "o"
+    said = []
+    for _ in range(2):
+        buf = StringIO()
+        with redirect_stdout(buf):
+            assert cli.main(["sweep", str(path), "-o", str(out), "-q"]) == 0
+        said.append(buf.getvalue().strip().splitlines()[-1])
+    assert said[0].endswith("2 cases, 2 solved, 0 failed")
+    assert said[1].endswith(f"2 cases, 2 solved, 0 failed (2 of them from an earlier run into {out})")
