@@ -35,6 +35,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -254,12 +255,33 @@ class _WarmStart:
     multipliers: Any = None
 
 
+# a row's key for the warnings its case raised: taken off by `_run_waves`, never in results.csv
+WARNINGS_KEY = "_warnings"
+
+
 def run_case(case: Case, outdir: str, warm_dir: str | None = None) -> dict:
-    """Solve one case, save OUTDIR/cases/<key>/, and return its results-table row.
+    """Solve one case, save OUTDIR/cases/<key>/, and return its results-table row, with the
+    warnings the case raised under WARNINGS_KEY ((text, category), once each, in order).
 
-    Runs in a worker process (arguments and return value are plain picklable data). An
-    unexpected exception in the solve is recorded as a failed row, so one case cannot stop a study."""
+    Runs in a worker process (arguments and return value are plain picklable data), whose
+    warnings never reached the terminal: they come back in the row, and `_run_waves` raises
+    them again in the calling process (found 2026-11-25: `gaitopt sweep` showed a case's warnings
+    with -j 1 only). An unexpected exception in the solve is recorded as a failed row, so one
+    case cannot stop a study."""
+    with warnings.catch_warnings(record=True) as caught:  # the filters as they are: what would show
+        row = _run_case(case, outdir, warm_dir)
+    row[WARNINGS_KEY] = list(dict.fromkeys((str(w.message), w.category) for w in caught))
+    return row
 
+
+def _warn_again(row: dict) -> dict:
+    """The row without WARNINGS_KEY, its warnings raised in this process (`run_case`)."""
+    for text, category in row.pop(WARNINGS_KEY, ()):
+        warnings.warn(text, category, stacklevel=3)
+    return row
+
+
+def _run_case(case: Case, outdir: str, warm_dir: str | None) -> dict:
     robot = robot_of(case.problem)
     if case.actuators:
         robot = robot.with_actuators(case.actuators)
@@ -463,8 +485,8 @@ def _run_waves(todo, executor, finish, warm_dir, outdir, waves=None) -> None:
         if executor is None:
             # in-process, a case may also start from one solved earlier in its own wave
             for case in wave:
-                finish(case, run_case(case, str(outdir), warm_dir(case)))
+                finish(case, _warn_again(run_case(case, str(outdir), warm_dir(case))))
         else:
             futures = {executor.submit(run_case, case, str(outdir), warm_dir(case)): case for case in wave}
             for fut in as_completed(futures):
-                finish(futures[fut], fut.result())
+                finish(futures[fut], _warn_again(fut.result()))
