@@ -160,6 +160,7 @@ def _cmd_list(args) -> int:
 
 
 def _cmd_robot(args) -> int:
+    from .robot_checks import mirror_mass_mismatch
     r = load_robot(args.robot, base=args.base)
     print(r)
     print(f"  urdf: {r.urdf}")
@@ -169,6 +170,10 @@ def _cmd_robot(args) -> int:
     print(f"  standing: {standing} (m, rad)")
     if r.locked:  # held at these angles, their links rigid on their parents (robot.yaml `locked`)
         print(f"  locked ({len(r.locked)}): " + ", ".join(f"{j} {v:.4g}" for j, v in r.locked.items()) + " (rad)")
+    mismatch = mirror_mass_mismatch(r)
+    if mismatch is not None:  # the mirror map's check is kinematic; a half cycle also mirrors the masses
+        print(f"  mirror: masses not mirror images left to right: mirrored gravity forces off by up to "
+              f"{mismatch[0]:.3g} {mismatch[2]} at {mismatch[1]} (a half cycle is approximate; gait.cycle: full is exact)")
     for j, a in r.actuators.items():
         # the URDF's limits bind too (constraints.effort_limits, velocity_limits), whatever the gear
         i = r.coordinates.index(j)

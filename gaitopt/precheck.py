@@ -10,7 +10,6 @@ from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
-import pinocchio as pin
 
 from .actuation import designed_joints
 from .constraints.kinematics import (BASE_ATTITUDE_BAND, FootRangeOfMotion, attitude_bands, base_height_band,
@@ -18,8 +17,7 @@ from .constraints.kinematics import (BASE_ATTITUDE_BAND, FootRangeOfMotion, atti
 from .direction import check_robot
 from .errors import InputError
 from .legs import base_rotation, leg_geometry
-from .robot_checks import MIRROR_MASS_RTOL, mirror_gravity_error
-from .robot_feet import reach
+from .robot_checks import mirror_mass_mismatch
 from .robot_model import ACTUATOR_NUMBERS
 from .schedule import Schedule, active_points
 
@@ -466,16 +464,15 @@ def _warn_if_masses_not_mirrored(problem, robot) -> None:
     cycle with 0.49 N·m unbalanced about base_roll through the whole mirrored half; its MuJoCo
     replay spent +89 % of the planned Joule loss over 4 cycles and slipped 15 mm, the same trot
     as a full cycle +8 % and 0.9 mm."""
-    if problem.cycle != "half" or robot.mirror is None:
+    if problem.cycle != "half":
         return
-    error, i = mirror_gravity_error(robot.model, robot.mirror)
-    weight = float(pin.computeTotalMass(robot.model)) * float(np.linalg.norm(robot.model.gravity.linear))
-    if error <= MIRROR_MASS_RTOL * reach(robot.model) * weight:
+    mismatch = mirror_mass_mismatch(robot)
+    if mismatch is None:
         return
     import warnings
 
-    unit = "N" if robot.coordinates[i] in ("base_x", "base_y", "base_z") else "N·m"
+    error, name, unit = mismatch
     warnings.warn(f"{problem.source}: gait.cycle: a half cycle mirrors the solved half, but {robot.name}'s "
                   f"masses are not mirror images left to right (its URDF's inertial data): the mirrored half's "
-                  f"gravity forces are off by up to {error:.3g} {unit} at {robot.coordinates[i]}, which the "
+                  f"gravity forces are off by up to {error:.3g} {unit} at {name}, which the "
                   "solve does not see; `gait.cycle: full` is exact", stacklevel=3)

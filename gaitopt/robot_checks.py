@@ -7,6 +7,7 @@ import numpy as np
 import pinocchio as pin
 
 from .quasi_random import quasi_random
+from .robot_feet import reach
 from .robot_yaml import number
 from .yamlio import Fields
 
@@ -152,3 +153,16 @@ def mirror_gravity_error(model: pin.Model, mirror, samples: int = 12) -> tuple[f
         worst = np.maximum(worst, np.abs(g_mirrored - mirror.coordinates(g)))
     i = int(np.argmax(worst))
     return float(worst[i]), i
+
+
+def mirror_mass_mismatch(robot) -> tuple[float, str, str] | None:
+    """(error, coordinate, unit) of `mirror_gravity_error` on a robot with a mirror map when it
+    exceeds MIRROR_MASS_RTOL × weight × reach (a half cycle is then only approximate), else None."""
+    if robot.mirror is None:
+        return None
+    error, i = mirror_gravity_error(robot.model, robot.mirror)
+    weight = float(pin.computeTotalMass(robot.model)) * float(np.linalg.norm(robot.model.gravity.linear))
+    if error <= MIRROR_MASS_RTOL * reach(robot.model) * weight:
+        return None
+    name = robot.coordinates[i]
+    return error, name, "N" if name in ("base_x", "base_y", "base_z") else "N·m"

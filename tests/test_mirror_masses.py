@@ -67,3 +67,26 @@ def test_shipped_half_cycles_do_not_warn(name):
     problem = gaitopt.load_problem(f"problems/{name}.yaml")
     assert problem.cycle == "half"
     assert _warnings(problem, robot_of(problem)) == []
+
+
+def test_gaitopt_robot_says_when_the_masses_are_not_mirror_images(tmp_path, capsys):
+    """`gaitopt robot` is where a user checks a robot folder: it names the mismatch there too (a
+    biped7 copy whose left thigh weighs twice the right), and stays quiet on the shipped biped7."""
+    import re
+    import shutil
+
+    from gaitopt.cli import main
+    from gaitopt.robot import REPO_ROBOTS
+
+    assert main(["robot", "biped7"]) == 0
+    assert not any(ln.strip().startswith("mirror:") for ln in capsys.readouterr().out.splitlines())
+    folder = tmp_path / "biped7"
+    shutil.copytree(REPO_ROBOTS / "biped7", folder)
+    urdf = folder / "biped7.urdf"
+    text = urdf.read_text(encoding="utf-8")
+    urdf.write_text(re.sub(r'(<link name="left_thigh">.*?<mass value=)"([^"]*)"',
+                           lambda m: f'{m.group(1)}"{2 * float(m.group(2))}"', text, count=1, flags=re.S),
+                    encoding="utf-8")
+    assert main(["robot", str(folder)]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.strip().startswith("mirror:"))
+    assert "not mirror images" in line and "gait.cycle: full" in line, line
