@@ -209,8 +209,10 @@ PATTERN_KEYS = ("pattern", "duty_factor", "offsets", "period")
 
 
 def _robot_search(base_dir: Path | None) -> list:
-    """Where a problem file's robot folder is looked for besides the shipped robots/."""
-    return [base_dir.resolve().parent / "robots"] if base_dir is not None else []
+    """Where a problem file's robot folder is looked for besides the shipped robots/: the problem
+    file's own folder (listed so that "no robot folder" names it: a folder there was already taken
+    as a path above), then robots/ beside it."""
+    return [base_dir.resolve(), base_dir.resolve().parent / "robots"] if base_dir is not None else []
 
 
 def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None = None) -> Problem:

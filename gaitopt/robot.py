@@ -209,7 +209,10 @@ def robot_of(problem) -> Robot:
     """Load a problem's robot (a robots/ folder name, or a path relative to the problem file)."""
     search = []
     if problem.source:
-        search.append(Path(problem.source).resolve().parent.parent / "robots")
+        source = Path(problem.source).resolve()
+        if source.is_file():  # its own folder first, as problem_from_dict looks (and so the error names it)
+            search.append(source.parent)
+        search.append(source.parent.parent / "robots")
     return load_robot(problem.robot, search=search)
 
 

@@ -17,7 +17,7 @@ import yaml
 import gaitopt
 from gaitopt.errors import InputError
 from gaitopt.motors import load_motors
-from gaitopt.robot import REPO_ROBOTS, Actuator
+from gaitopt.robot import REPO_ROBOTS, Actuator, robot_of
 
 # not in the fast subset (about 8 s): tests/test_cli.py holds the fast bad-input checks
 
@@ -523,3 +523,23 @@ def test_cli_good_robot_copy(robot_dir):
     proc = _cli("robot", robot_dir)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert str(robot_dir.resolve() / "biped7.urdf") in proc.stdout
+
+
+def test_missing_robot_of_a_problem_names_the_problems_folder(tmp_path):
+    """A bare robot name in a problem file is looked for next to the problem file first
+    (docs/bring_your_own_robot.md §1): when it is not found anywhere, the error lists that folder
+    too. A Talos user's folder one level off was reported as looked for in robots/ beside the
+    problem's folder, gaitopt's robots/ and the working directory only."""
+    folder = tmp_path / "problems"
+    folder.mkdir()
+    problem = yaml.safe_load((REPO_ROBOTS.parent / "problems" / "biped7_heel_toe_walk.yaml").read_text())
+    problem["robot"] = "my_robot"
+    (folder / "walk.yaml").write_text(yaml.safe_dump(problem))
+    problem = gaitopt.load_problem(str(folder / "walk.yaml"))  # the robot is loaded when needed
+    with pytest.raises(InputError) as info:
+        robot_of(problem)
+    assert info.value.field == "robot" and f"looked in {folder.resolve()}, " in str(info.value)
+    shutil.copytree(SOURCE, folder / "my_robot")  # there it is found
+    (folder / "my_robot" / "robot.yaml").write_text(
+        (SOURCE / "robot.yaml").read_text().replace("name: biped7", "name: my_robot"))
+    assert gaitopt.load_problem(str(folder / "walk.yaml")).robot == str((folder / "my_robot").resolve())
