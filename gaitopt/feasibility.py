@@ -118,6 +118,42 @@ def feasibility_margins(q, robot, problem, t=None, period: float | None = None) 
     return report
 
 
+def feasibility_bands(problem, robot) -> dict:
+    """The numbers the kinematic feasibility rules impose on this problem and robot, resolved
+    from the problem's settings, robot.yaml's `kinematics` and gaitopt's defaults (a problem's
+    `null` setting is the robot's default, computed from its standing posture and legs); the
+    keys `feasibility_margins` can report, a rule that does not apply or is off absent:
+    foot_range {foot: {min, max}} (3,) [m] box of the foot's reference point in the base frame
+    (x and z judged on a sagittal robot); leg_separation [{feet: [a, b], axis: x | y, min}] [m]:
+    a's coordinate minus b's; foot_yaw {band} [rad] about each sole's standing heading;
+    base_height {min, max} [m] above the ground below the base; base_attitude {roll | pitch |
+    yaw: [lo, hi]} [rad] (a turning gait's yaw about the path's heading); knee_margin [rad] from
+    the straight knee; upper_body {band} [rad or m] about standing."""
+    bands = {}
+    if "base_z" not in robot.base_coordinates:
+        return bands
+    if setting(problem, robot, "foot_range") is not False:
+        bands["foot_range"] = {foot: {"min": [float(v) for v in lo], "max": [float(v) for v in hi]}
+                               for foot, (lo, hi) in foot_boxes(problem, robot).items()}
+    rows = separation_minima(problem, robot) if robot.base == "3d" else []
+    if rows and setting(problem, robot, "leg_separation") is not False:
+        bands["leg_separation"] = [{"feet": [a, b], "axis": "xy"[axis], "min": float(minimum)}
+                                   for a, b, axis, minimum in rows]
+    if robot.base == "3d" and standing_sole_headings(robot) and setting(problem, robot, "foot_yaw") is not False:
+        bands["foot_yaw"] = {"band": float(foot_yaw_band(problem, robot))}
+    height = base_height_band(problem, robot)
+    if height is not None:
+        bands["base_height"] = {"min": float(height[0]), "max": float(height[1])}
+    attitude = {c.removeprefix("base_"): [float(lo), float(hi)] for c, (lo, hi) in attitude_bands(problem, robot).items()}
+    if attitude:
+        bands["base_attitude"] = attitude
+    if robot_kinematics(robot).get("knees") and setting(problem, robot, "knee_margin") is not False:
+        bands["knee_margin"] = float(knee_margin(problem, robot))
+    if upper_body_joints(robot) and setting(problem, robot, "upper_body") is not False:
+        bands["upper_body"] = {"band": float(upper_body_band(problem, robot))}
+    return bands
+
+
 def worst_margin(report: dict) -> float:
     """The smallest margin in a feasibility report (negative: some rule is violated)."""
     values = []

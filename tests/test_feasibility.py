@@ -15,7 +15,8 @@ import pytest
 
 import gaitopt as go
 from gaitopt.errors import InputError
-from gaitopt.feasibility import BINDING_TOL, binding_rules, feasibility_report, result_binding_rules
+from gaitopt.export.trajectory_csv import read_trajectory_csv
+from gaitopt.feasibility import BINDING_TOL, binding_rules, feasibility_bands, feasibility_report, result_binding_rules
 from gaitopt.legs import leg_geometry
 from gaitopt.precheck import check_problem
 from gaitopt.problem import shipped_problems
@@ -77,6 +78,34 @@ def test_binding_rules_name_the_bands_the_optimum_presses_on(solo12_on, tmp_path
     assert json.loads((tmp_path / "out" / "result.json").read_text())["binding_rules"] == rules
     assert binding_rules({"foot_range": {"FL": 0.02, "FR": 5e-5}, "knee_margin": -0.1, "upper_body": 0.3}) \
         == ["foot_range.FR", "knee_margin"]
+
+
+def test_result_json_holds_the_bands_as_imposed(solo12_on, tmp_path):
+    """result.json's feasibility_bands: the numbers behind the problem's null (robot default)
+    settings. Judged from the exported knots alone, they give the report's margins; explicit
+    settings and switched-off rules show as such."""
+    go.export.save(solo12_on, tmp_path / "out")
+    bands = json.loads((tmp_path / "out" / "result.json").read_text())["feasibility_bands"]
+    rep = feasibility_report(solo12_on.trajectory, solo12_on.robot, solo12_on.problem)
+    assert set(bands) == set(rep)
+    _, cols = read_trajectory_csv(tmp_path / "out" / "trajectory.csv")
+    robot = solo12_on.robot
+    knots = np.asarray(cols["point"]) == "knot" if "point" in cols else slice(None)  # Hermite–Simpson midpoints apart
+    for angle, (lo, hi) in bands["base_attitude"].items():
+        a = np.asarray(cols[f"q.base_{angle}"])[knots]
+        assert rep["base_attitude"][angle] == pytest.approx(min((a - lo).min(), (hi - a).min()), abs=1e-9)
+    knees = robot.kinematics["knees"]
+    worst_knee = min((k["bend"] * (np.asarray(cols[f"q.{j}"])[knots] - k.get("straight", 0.0))).min()
+                     for j, k in knees.items())
+    assert rep["knee_margin"] == pytest.approx(worst_knee - bands["knee_margin"], abs=1e-9)
+    assert bands["base_height"]["min"] < bands["base_height"]["max"]
+    for foot, box in bands["foot_range"].items():
+        assert np.all(np.array(box["min"]) < np.array(box["max"])), foot
+    problem = solo12_on.problem
+    tight = dataclasses.replace(problem, constraints=dataclasses.replace(
+        problem.constraints, knee_margin=0.3, base_attitude=False))
+    resolved = feasibility_bands(tight, robot)
+    assert resolved["knee_margin"] == 0.3 and "base_attitude" not in resolved
 
 
 def test_summary_names_the_joints_resting_on_a_position_limit(tmp_path):

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..collocation import METHODS
 from ..errors import InputError
+from ..feasibility import feasibility_bands
 from ..problem import problem_from_record
 from ..result import Multipliers, Result, joints_at_position_limits
 from ..terrain_io import periodic_slope
@@ -74,6 +75,9 @@ def result_dict(result) -> dict:
         # added 2026-11-25: the problem's own blocks whose derivatives ran compiled (from the
         # cache `gaitopt compile PROBLEM` filled; `compiled_blocks` lists the robot functions')
         "compiled_own_blocks": list(s.get("compiled_own_blocks", [])),
+        # added 2026-11-25 (thirteenth session): the feasibility bands' numbers as imposed, a
+        # problem's null settings resolved to the robot's defaults (gaitopt.feasibility)
+        "feasibility_bands": feasibility_bands(result.problem, result.robot),
     }
 
 
