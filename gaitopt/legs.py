@@ -23,22 +23,22 @@ class LegGeometry:
     joint distances from its first joint below the base to the reference point, at standing);
     base_height: m, base origin above the ground at standing; lateral_pairs: ((left, right), …)
     mirror partners with left at larger y; neighbours: ((front, back), …) consecutive feet on
-    the same side, ordered by x (robots with more than two feet)."""
+    the same side, ordered by x (robots with more than two feet); half_width: foot → m, the
+    largest lateral (base y) distance of its contact points from its reference point at
+    standing (a sole's half-width; 0 for a point or a line along x)."""
 
     stance: dict
     length: dict
     base_height: float
     lateral_pairs: tuple
     neighbours: tuple
+    half_width: dict
 
 
-def _foot_points(robot, data) -> dict:
-    """foot → (3,) world position of the mean of its contact points (forward kinematics done)."""
-    out = {}
-    for foot, f in robot.feet.items():
-        pts = [data.oMf[robot.contact(c).frame_id].act(np.asarray(robot.contact(c).point, float)) for c in f.contacts]
-        out[foot] = np.mean(pts, axis=0)
-    return out
+def _contact_points(robot, data) -> dict:
+    """foot → (k, 3) world positions of its contact points (forward kinematics done)."""
+    return {foot: np.array([data.oMf[robot.contact(c).frame_id].act(np.asarray(robot.contact(c).point, float))
+                            for c in f.contacts]) for foot, f in robot.feet.items()}
 
 
 def _leg_length(robot, data, foot: str, point: np.ndarray) -> float:
@@ -98,8 +98,11 @@ def leg_geometry(robot) -> LegGeometry:
     q = robot.standing_q
     pin.forwardKinematics(robot.model, data, q)
     pin.updateFramePlacements(robot.model, data)
-    world = _foot_points(robot, data)
+    points = _contact_points(robot, data)
+    world = {f: p.mean(axis=0) for f, p in points.items()}
     stance = {f: in_base_frame(robot, q, p) for f, p in world.items()}
+    half_width = {f: float(max(abs(in_base_frame(robot, q, p)[1] - stance[f][1]) for p in pts))
+                  for f, pts in points.items()}
     length = {f: _leg_length(robot, data, f, world[f]) for f in robot.feet}
     z = base_origin(robot, q)[2]
     pairs = []
@@ -113,4 +116,4 @@ def leg_geometry(robot) -> LegGeometry:
         for side in (1.0, -1.0):
             same = sorted((f for f in robot.feet if np.sign(stance[f][1]) == side), key=lambda f: -stance[f][0])
             neighbours += list(zip(same[:-1], same[1:]))
-    return LegGeometry(stance, length, float(z), tuple(pairs), tuple(neighbours))
+    return LegGeometry(stance, length, float(z), tuple(pairs), tuple(neighbours), half_width)

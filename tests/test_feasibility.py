@@ -251,3 +251,43 @@ def test_problem_setting_overrides_robot_yaml_false(tmp_path, key, value, compon
     on = go.load_problem(ROOT / "problems" / "hoap2_static_walk.yaml",
                          {"robot": str(folder), f"constraints.{key}": value})
     assert any(isinstance(c, kind) for c in constraints.active_constraints(on, robot_of(on)))
+
+
+@pytest.mark.fast
+def test_default_lateral_separation_keeps_wide_soles_apart():
+    """Partner feet stay at least half their standing distance apart, and soles wide enough to
+    meet at that distance at least their two half-widths plus SOLE_GAP (a new user's Talos, soles
+    0.124 m wide at 0.17 m, ran with its soles overlapping by 50 mm), never more than standing."""
+    from types import SimpleNamespace
+
+    from gaitopt.constraints.kinematics import SOLE_GAP, default_lateral
+
+    def geo(gap, half_width):
+        return SimpleNamespace(stance={"l": np.array([0.0, gap / 2, -1.0]), "r": np.array([0.0, -gap / 2, -1.0])},
+                               half_width={"l": half_width, "r": half_width})
+    assert default_lateral(geo(0.17, 0.0), "l", "r") == pytest.approx(0.085)      # point or line feet
+    assert default_lateral(geo(0.237, 0.025), "l", "r") == pytest.approx(0.1185)  # G1: narrow soles
+    assert default_lateral(geo(0.17, 0.062), "l", "r") == pytest.approx(0.124 + SOLE_GAP)  # Talos
+    assert default_lateral(geo(0.10, 0.06), "l", "r") == pytest.approx(0.10)     # wider than standing
+
+
+def test_sole_half_widths_and_shipped_defaults():
+    """leg_geometry's sole half-widths from the contact points (G1: corners 25 mm either side of
+    the sole's centre line; point feet 0), and every shipped problem's lateral minimum as before
+    the soles counted (half the standing distance, or its explicit setting)."""
+    from gaitopt.constraints.kinematics import LEG_SEPARATION_FRACTION, separation_minima, setting
+
+    g1 = go.load_robot("g1")
+    assert leg_geometry(g1).half_width == pytest.approx({"left": 0.025, "right": 0.025}, abs=1e-9)
+    assert set(leg_geometry(go.load_robot("solo12")).half_width.values()) == {0.0}
+    for path in shipped_problems():
+        problem = go.load_problem(path)
+        robot = robot_of(problem)
+        if robot.base != "3d":
+            continue
+        geo = leg_geometry(robot)
+        given = (setting(problem, robot, "leg_separation") or {}).get("lateral")
+        for a, b, axis, minimum in separation_minima(problem, robot):
+            if axis == 1:
+                standing = geo.stance[a][1] - geo.stance[b][1]
+                assert minimum == pytest.approx(given if given is not None else LEG_SEPARATION_FRACTION * standing)

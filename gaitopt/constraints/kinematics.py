@@ -23,6 +23,7 @@ from .base import Constraint
 # legs of a multi-legged robot share the body's length with their neighbours
 FOOT_RANGE_FRACTION = {"biped": np.array([0.5, 0.15, 0.2]), "multi": np.array([0.3, 0.15, 0.2])}
 LEG_SEPARATION_FRACTION = 0.5   # minimum distance / standing distance between partner feet
+SOLE_GAP = 0.01                 # m, between the inner edges of two soles side by side (default_lateral)
 BASE_ATTITUDE_BAND = {"roll": 0.25, "pitch": 0.25, "yaw": 0.25}  # rad, half-widths
 BASE_HEIGHT_BAND = (0.75, 1.2)  # base height / standing base height
 KNEE_MARGIN = 0.15              # rad from the straight knee
@@ -75,15 +76,31 @@ def default_foot_half_size(robot, geo, foot: str) -> np.ndarray:
 
 def separation_minima(problem, robot) -> list:
     """[(foot a, foot b, base axis, minimum [m])]: a's coordinate minus b's along the axis stays
-    at least the minimum (LegSeparation)."""
+    at least the minimum (LegSeparation). Default: LEG_SEPARATION_FRACTION of the standing
+    distance, and laterally at least the two soles' half-widths plus SOLE_GAP (`default_lateral`)."""
     geo = leg_geometry(robot)
     given = setting(problem, robot, "leg_separation") or {}
     out = []
     for (a, b), axis, key in [(pair, 1, "lateral") for pair in geo.lateral_pairs] + \
                              [(pair, 0, "longitudinal") for pair in geo.neighbours]:
         standing = geo.stance[a][axis] - geo.stance[b][axis]
-        out.append((a, b, axis, float(given.get(key, LEG_SEPARATION_FRACTION * standing))))
+        default = default_lateral(geo, a, b) if axis == 1 else LEG_SEPARATION_FRACTION * standing
+        out.append((a, b, axis, float(given.get(key, default))))
     return out
+
+
+def default_lateral(geo, a: str, b: str) -> float:
+    """Default lateral minimum [m] between partner feet a (left) and b: LEG_SEPARATION_FRACTION of
+    their standing distance, raised where their soles are wide to the two half-widths plus
+    SOLE_GAP, so that the soles do not overlap as one passes the other (at most the standing
+    distance). Found 2026-11-25: a new user's Talos (soles 0.124 m wide, 0.17 m apart at
+    standing) ran at 1.5 m/s with the soles overlapping by 50 mm, the swinging one 39–51 mm
+    above the ground; the shipped robots' feet are points, lines or narrow enough that the
+    fraction rules."""
+    standing = geo.stance[a][1] - geo.stance[b][1]
+    soles = geo.half_width[a] + geo.half_width[b]
+    wide = min(soles + SOLE_GAP, standing) if soles > 0 else 0.0
+    return max(LEG_SEPARATION_FRACTION * standing, wide)
 
 
 def attitude_bands(problem, robot) -> dict:
