@@ -111,6 +111,13 @@ def _knots(traj):
     return kn["time"][:-1], {k: kn[k][:-1] for k in ("q", "v", "a", "tau", "f")}
 
 
+def legend_beside(ax, fontsize: float = 7, **kw):
+    """The axes' legend outside it, on its right, top-aligned: inside, it covered the curves and
+    the phase names at the top of a time axis (a new user's A1, 2026-11-25). The figures'
+    constrained layout makes room for it."""
+    return ax.legend(fontsize=fontsize, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kw)
+
+
 def series_colours(n: int) -> list:
     """A colour for each of n lines on one axis: matplotlib's default cycle (C0 … C9) up to 10,
     else tab20's 20 (its cycle repeats after 10: a quadruped's 12 joints drew FL_hip and RR_thigh
@@ -137,7 +144,7 @@ def joint_angles(result) -> Figure:
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
     ax_v.set_xlabel("time [s]")
-    ax_q.legend(fontsize=7, ncol=min(4, len(robot.actuated)), loc="upper right")
+    legend_beside(ax_q, ncol=1 if len(robot.actuated) <= 12 else 2)
     fig.suptitle(f"{robot.name}: joint angles and velocities (dots: knots)")
     return fig
 
@@ -279,7 +286,7 @@ def ground_reaction_forces(result) -> Figure:
         shade_phases(ax, traj, labels=ax is ax_n)
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6, ncol=4, loc="upper right")
+        legend_beside(ax, fontsize=6, ncol=1 if len(ax.get_lines()) <= 12 else 2)
     ax_r.set_ylim(0.0, 1.2 * mu)
     ax_r.set_xlabel("time [s]")
     fig.suptitle(f"{robot.name}: ground reaction forces and friction ratio against μ")

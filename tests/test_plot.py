@@ -119,6 +119,10 @@ def test_phase_names_overlap_neither_each_other_nor_titles(result, name):
         if ax.get_title() and boxes:
             title = ax.title.get_window_extent(renderer)
             assert not any(title.overlaps(b) for b in boxes), (name, ax.get_title())
+        # nor the legend (a new user's A1: the ground forces' legend covered the last phase's name)
+        if ax.get_legend() is not None and boxes:
+            legend = ax.get_legend().get_window_extent(renderer)
+            assert not any(legend.overlaps(b) for b in boxes), (name, "legend", ax.get_title())
     assert shown > 0  # some names are drawn: the checks above can fail
 
 
