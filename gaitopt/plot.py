@@ -22,6 +22,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Polygon
+from matplotlib.ticker import MaxNLocator
 
 from . import quantities as Q
 from .actuation import motor_voltage
@@ -425,6 +426,9 @@ def side_view_3d(ax) -> None:
     view (azimuth −60°, perspective) drew a G1 walk's periodic CoM as falling 15 cm per cycle."""
     ax.set_proj_type("ortho")
     ax.view_init(elev=15, azim=-70)
+    # y runs nearly along the line of sight: its default 5–9 tick labels ran into one another
+    # (a new user's A1 bound, 2026-11-25)
+    ax.yaxis.set_major_locator(MaxNLocator(3))
 
 
 def ground_track(result) -> Figure:

@@ -396,3 +396,22 @@ def test_a_link_carrying_a_foot_is_drawn_to_the_foot_only(name):
     for j in feet_links:
         below = {b for a, b in poses.segments if a == j - 1}
         assert below and all(nj <= b < nj + nc for b in below), (name, m.names[j])
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("span", [(1.23, 0.46, 0.34), (0.6, 0.4, 0.4), (2.0, 0.6, 1.2)])
+def test_3d_views_label_few_y_ticks(span):
+    """From the side the y axis runs nearly along the line of sight, foreshortened: its default
+    ticks (11 over a new user's A1 bound, x over 1.23 m and y over ±0.23 m) ran their labels
+    into one another. At most four are drawn."""
+    fig = P.new_figure(8, 6)
+    ax = fig.add_subplot(projection="3d")
+    P.side_view_3d(ax)
+    ax.set_xlim(-0.47, -0.47 + span[0])
+    ax.set_ylim(-span[1] / 2, span[1] / 2)
+    ax.set_zlim(0.0, span[2])
+    ax.set_box_aspect(np.array(span) / max(span))
+    fig.canvas.draw()
+    lo, hi = ax.get_ylim()
+    drawn = [v for v in ax.get_yticks() if lo <= v <= hi]
+    assert 2 <= len(drawn) <= 4, drawn
