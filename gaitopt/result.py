@@ -108,7 +108,7 @@ class Result:
         ]
         binding = self.binding_rules()
         if binding:  # the gait is what these bands let it be (docs/feasibility.md)
-            lines.append("at a feasibility band's edge: " + _grouped(binding))
+            lines.append("at a feasibility band's edge: " + _grouped(binding, _band_values(self)))
         stops = joints_at_position_limits(self)
         if stops:  # as much a decision of the gait as a band, and only a 1e-8 "violation" above
             lines.append("at a joint's position limit: " + _grouped(stops))
@@ -197,13 +197,50 @@ def joints_at_actuator_limits(result, tol: float = 1e-4) -> list:
     return sorted(out, key=lambda name: name.partition(".")[0])  # one group per limit, joints in order
 
 
-def _grouped(names) -> str:
-    """"foot_range.FL", "foot_range.FR", "base_height" → "foot_range (FL, FR), base_height"."""
+def _grouped(names, values: dict | None = None) -> str:
+    """"foot_range.FL", "foot_range.FR", "base_height" → "foot_range (FL, FR), base_height";
+    values: rule → text of its band, added in the brackets ("knee_margin (0.15 rad)"), or key →
+    text for a rule whose keys have bands of their own ("base_attitude (pitch -0.25…0.25 rad)")."""
     groups = {}
     for name in names:
         rule, _, key = name.partition(".")
         groups.setdefault(rule, []).append(key)
-    return ", ".join(rule + (f" ({', '.join(keys)})" if any(keys) else "") for rule, keys in groups.items())
+    out = []
+    for rule, keys in groups.items():
+        value = (values or {}).get(rule)
+        if isinstance(value, dict):  # per key: each named with its own band
+            inside = ", ".join(f"{k} {value[k]}" if k in value else k for k in keys)
+        else:
+            inside = ": ".join(([", ".join(keys)] if any(keys) else []) + ([value] if value else []))
+        out.append(rule + (f" ({inside})" if inside else ""))
+    return ", ".join(out)
+
+
+def _band_values(result) -> dict:
+    """rule → a short text of its band's numbers (`gaitopt.feasibility.feasibility_bands`) for
+    the summary's "at a feasibility band's edge" line: which numbers the gait presses on, the
+    robot's defaults or the problem's (a new user's Talos could not see them). foot_range's
+    boxes are left to result.json: a box per foot is too long for a line."""
+    from .feasibility import feasibility_bands  # why: forward kinematics, only when summarised
+
+    bands = feasibility_bands(result.problem, result.robot)
+    text = {}
+    if "base_height" in bands:
+        text["base_height"] = f"{bands['base_height']['min']:.3g}–{bands['base_height']['max']:.3g} m"
+    if "knee_margin" in bands:
+        text["knee_margin"] = f"{bands['knee_margin']:.3g} rad"
+    if "foot_yaw" in bands:
+        text["foot_yaw"] = f"±{bands['foot_yaw']['band']:.3g} rad"
+    if "upper_body" in bands:
+        text["upper_body"] = f"±{bands['upper_body']['band']:.3g} rad or m"
+    if "base_attitude" in bands:
+        text["base_attitude"] = {k: f"{lo:.3g}…{hi:.3g} rad" for k, (lo, hi) in bands["base_attitude"].items()}
+    if "leg_separation" in bands:
+        least = {}
+        for row in bands["leg_separation"]:
+            least[row["axis"]] = min(least.get(row["axis"], np.inf), row["min"])
+        text["leg_separation"] = ", ".join(f"{axis} ≥ {m:.3g}" for axis, m in sorted(least.items(), reverse=True)) + " m"
+    return text
 
 
 def failure_hint(result) -> str:

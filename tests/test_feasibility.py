@@ -74,6 +74,9 @@ def test_binding_rules_name_the_bands_the_optimum_presses_on(solo12_on, tmp_path
     assert rules == [name for name, margin in flat.items() if margin < BINDING_TOL]
     assert all(margin >= BINDING_TOL for name, margin in flat.items() if name not in rules)
     assert "at a feasibility band's edge: " in solo12_on.summary() and "base_height" in solo12_on.summary()
+    # with the band's numbers, the robot's defaults here (a new user could not see them)
+    low, high = feasibility_bands(solo12_on.problem, solo12_on.robot)["base_height"].values()
+    assert f"base_height ({low:.3g}–{high:.3g} m)" in solo12_on.summary()
     go.export.save(solo12_on, tmp_path / "out")
     assert json.loads((tmp_path / "out" / "result.json").read_text())["binding_rules"] == rules
     assert binding_rules({"foot_range": {"FL": 0.02, "FR": 5e-5}, "knee_margin": -0.1, "upper_body": 0.3}) \
@@ -291,3 +294,14 @@ def test_sole_half_widths_and_shipped_defaults():
             if axis == 1:
                 standing = geo.stance[a][1] - geo.stance[b][1]
                 assert minimum == pytest.approx(given if given is not None else LEG_SEPARATION_FRACTION * standing)
+
+
+@pytest.mark.fast
+def test_summary_groups_binding_rules_with_their_bands():
+    from gaitopt.result import _grouped
+    names = ["foot_range.FL", "foot_range.FR", "base_attitude.pitch", "knee_margin", "foot_yaw.left"]
+    values = {"knee_margin": "0.15 rad", "foot_yaw": "±0.2 rad",
+              "base_attitude": {"roll": "-0.25…0.25 rad", "pitch": "-0.1…0.3 rad"}}
+    assert _grouped(names, values) == ("foot_range (FL, FR), base_attitude (pitch -0.1…0.3 rad), knee_margin (0.15 rad), "
+                                       "foot_yaw (left: ±0.2 rad)")
+    assert _grouped(names) == "foot_range (FL, FR), base_attitude (pitch), knee_margin, foot_yaw (left)"
