@@ -511,7 +511,36 @@ def test_sweep_summary_says_which_cases_an_earlier_run_solved(tmp_path):
             assert cli.main(["sweep", str(path), "-o", str(out), "-q"]) == 0
         said.append(buf.getvalue().strip().splitlines()[-1])
     assert said[0].endswith("2 cases, 2 solved, 0 failed")
-    assert said[1].endswith(f"2 cases, 2 solved, 0 failed (2 of them from an earlier run into {out})")
+    assert said[1].endswith(f"2 cases (2 from an earlier run into {out}), 2 solved, 0 failed")
+
+
+def test_sweep_summary_does_not_count_earlier_solved_cases_among_the_failed(tmp_path, monkeypatch):
+    """A user's motor sweep, interrupted after 2 solved cases and resumed, ended "12 cases, 9
+    solved, 3 failed (2 of them from an earlier run …)": read as 2 of the 3 failures when the 2
+    earlier cases had solved. The earlier count goes with the cases."""
+    import dataclasses
+    from contextlib import redirect_stdout
+    from io import StringIO
+
+    import gaitopt.study as study_mod
+    from gaitopt import cli
+    path = _study_file(tmp_path, {"speed": [0.3, 0.35]})
+    out = tmp_path / "o"
+    run_study(load_study(path), out, executor=None, progress=False)
+    table = out / "results.csv"
+    lines = table.read_text(encoding="utf-8").splitlines()
+    table.write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")  # the second case not yet run
+    real = study_mod.solve
+
+    def failing(problem, **kw):  # the new case's solve fails (a weak motor, say)
+        return dataclasses.replace(real(problem, **kw), success=False, status="Infeasible_Problem_Detected")
+
+    monkeypatch.setattr(study_mod, "solve", failing)
+    buf = StringIO()
+    with redirect_stdout(buf):
+        assert cli.main(["sweep", str(path), "-o", str(out), "-q", "-j", "1"]) == 1
+    said = buf.getvalue().strip().splitlines()[-1]
+    assert said.endswith(f"2 cases (1 from an earlier run into {out}), 1 solved, 1 failed"), said
 
 
 @pytest.mark.fast
