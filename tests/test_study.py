@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -518,7 +519,6 @@ def test_sweep_summary_does_not_count_earlier_solved_cases_among_the_failed(tmp_
     """A user's motor sweep, interrupted after 2 solved cases and resumed, ended "12 cases, 9
     solved, 3 failed (2 of them from an earlier run …)": read as 2 of the 3 failures when the 2
     earlier cases had solved. The earlier count goes with the cases."""
-    import dataclasses
     from contextlib import redirect_stdout
     from io import StringIO
 
@@ -575,3 +575,32 @@ def test_a_cases_warnings_reach_the_caller_from_a_worker_process(tmp_path):
     assert any("masses are not mirror images" in t and "walk.yaml" in t for t in texts), texts
     header = (tmp_path / "out" / "results.csv").read_text(encoding="utf-8").splitlines()[0]
     assert "_warnings" not in header and all("_warnings" not in r for r in rows)
+
+
+def test_a_failed_case_says_its_actuators_sit_on_their_limits(tmp_path):
+    """A user's A1 calf motor sweep (2026-11-25): a maxon RE 40 at G = 9.1 gives the calf 3.71 N·m
+    where the solved gaits need 10–11; the row said only "the constraints look infeasible" (the
+    dynamics rows violated) although the returned iterate held all four calves on their current
+    limit at 14 of 26 points. The row and the summary now say so. Here the Go2's calves get their
+    own motor with 4 % of its current limit (1.8 N·m at the shipped gear)."""
+    from gaitopt.export import load_result
+    from gaitopt.result import failure_hint
+    robot = go.load_robot("go2")
+    calves = [j for j in robot.actuated if "calf" in j]
+    a = robot.actuators[calves[0]]
+    weak = {"motor": "the Go2 calf motor at 4 % of its current limit", "resistance": a.resistance,
+            "torque_constant": a.torque_constant, "voltage": a.voltage, "current_limit": 0.04 * a.current_limit,
+            "rated_power": 100.0, "rotor_inertia": a.rotor_inertia, "source": "test"}
+    (tmp_path / "motors.yaml").write_text(yaml.safe_dump({"motors": {"weak": weak}}), encoding="utf-8")
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump({
+        "problem": str(ROOT / "problems" / "go2_trot.yaml"), "scale_knots": 0.5, "motors": "motors.yaml",
+        "overrides": {**LIMITS_OFF, "solver.max_iter": 200}, "groups": {"calf": calves},
+        "parameters": {"motor.calf": ["weak"]}}), encoding="utf-8")
+    row, = run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
+    assert not row["success"]
+    said = "hint: the returned iterate holds current_limit (FL_calf_joint, FR_calf_joint, RL_calf_joint, RR_calf_joint)"
+    assert said in row["message"] and "torque_speed" not in row["message"]
+    result = load_result(tmp_path / "o" / "cases" / row["case"])
+    assert said in failure_hint(result) and said in result.summary()
+    assert said not in failure_hint(dataclasses.replace(result, success=True))  # an optimum: the summary's own line
