@@ -205,6 +205,16 @@ def _actuator_limit_ratios(result) -> dict:
     return out
 
 
+def limits_note(result) -> str:
+    """What the summary says of a solve's limits, for one line of a table (a sweep row's message):
+    an optimum's "at an actuator limit: current_limit (FL_calf_joint, …)" — what bounds a gear or
+    motor — else a failed solve's hint (`failure_hint`); '' when there is none."""
+    if not result.success:
+        return failure_hint(result)
+    limits = joints_at_actuator_limits(result)
+    return "at an actuator limit: " + _grouped(limits) if limits else ""
+
+
 def _grouped(names) -> str:
     """"foot_range.FL", "foot_range.FR", "base_height" → "foot_range (FL, FR), base_height"."""
     groups = {}

@@ -224,6 +224,24 @@ def test_the_summary_names_the_actuator_limits_the_optimum_reaches(serial_study)
     assert "at an actuator limit: torque_speed (left_knee, " in at.summary()
 
 
+def test_a_rows_message_names_the_actuator_limits_its_optimum_reaches(serial_study):
+    """A user's A1 motor sweep: a row whose calves ran at their 9.5 A limit said only "optimal
+    solution found"; `gaitopt solve` said "at an actuator limit: current_limit (…)". The row
+    says it too."""
+    from gaitopt.export import load_result
+    from gaitopt.result import _grouped, joints_at_actuator_limits
+    study, out, rows = serial_study
+    named = 0
+    for r in rows:
+        limits = joints_at_actuator_limits(load_result(out / "cases" / r["case"]))
+        if limits:
+            named += 1
+            assert r["message"] == f"optimal solution found; at an actuator limit: {_grouped(limits)}"
+        else:
+            assert r["message"] == "optimal solution found"
+    assert named  # the biped's ankles run on their torque-speed lines
+
+
 def test_case_metrics_respect_the_motor_limits(serial_study):
     study, out, rows = serial_study
     robot = go.load_robot("biped7")
