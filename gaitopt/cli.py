@@ -197,8 +197,11 @@ def _cmd_sweep(args) -> int:
     rows = run_study(args.study, args.output, max_workers=args.max_workers, progress=not args.quiet)
     failed = [r["case"] for r in rows if not r.get("success")]
     resumed = sum(1 for r in rows if r["case"] in earlier)
-    print(f"wrote {table}: {len(rows)} cases, {len(rows) - len(failed)} solved, {len(failed)} failed"
-          + (f" ({resumed} of them from an earlier run into {args.output})" if resumed else ""))
+    # the earlier run's count goes with the cases, not after "failed": "3 failed (2 of them from an
+    # earlier run …)" read as 2 of the failed cases when the 2 were solved ones (a user's motor sweep)
+    print(f"wrote {table}: {len(rows)} cases"
+          + (f" ({resumed} from an earlier run into {args.output})" if resumed else "")
+          + f", {len(rows) - len(failed)} solved, {len(failed)} failed")
     return EXIT_FAILED if failed else EXIT_OK
 
 

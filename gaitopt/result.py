@@ -170,10 +170,20 @@ def joints_at_actuator_limits(result, tol: float = 1e-4) -> list:
     (not on designed joints) and velocity limits; [] for a failed solve. What bounds a gear or
     motor in a sizing study; the worst-violations line shows these as 1e-8 "violations" at most
     (a user's Go2 calf at G = 40 and 1 m/s ran on its 24 V line with nothing to say so)."""
+    if not result.success:
+        return []
+    hits = [name for name, ratio in _actuator_limit_ratios(result).items() if ratio.max() >= 1.0 - tol]
+    return sorted(hits, key=lambda name: name.partition(".")[0])  # one group per limit, joints in order
+
+
+def _actuator_limit_ratios(result) -> dict:
+    """{"current_limit.FL_calf_joint": |x|/limit at every knot and midpoint, …} for the actuator
+    limits the problem applies (`joints_at_actuator_limits`), of whatever iterate the result holds
+    (a failed solve's too); {} without a trajectory."""
     traj = getattr(result, "trajectory", None)
     c = getattr(getattr(result, "problem", None), "constraints", None)
-    if not result.success or traj is None or c is None:
-        return []
+    if traj is None or c is None:
+        return {}
     from .actuation import imposed_effort_limits, motor_voltage  # numpy only
     robot = result.robot
     idx = [robot.index(j) for j in robot.actuated]
@@ -181,20 +191,28 @@ def joints_at_actuator_limits(result, tol: float = 1e-4) -> list:
     tau = np.concatenate([x for p in traj.phases for x in (p.tau, p.mid["tau"] if p.mid else p.tau[:0])])
     qd = np.concatenate([x for p in traj.phases for x in (p.v, p.mid["v"] if p.mid else p.v[:0])])[:, idx]
     effort = imposed_effort_limits(result.problem, robot)  # inf where the plan does not impose it
-    out = []
+    out = {}
     for k, j in enumerate(robot.actuated):
         a = robot.actuators[j]
-        ratios = {}
         if c.torque_speed:
-            ratios["torque_speed"] = np.abs(motor_voltage(a, tau[:, k], qd[:, k], a.gear_ratio)).max() / a.voltage
+            out[f"torque_speed.{j}"] = np.abs(motor_voltage(a, tau[:, k], qd[:, k], a.gear_ratio)) / a.voltage
         if c.current_limit:
-            ratios["current_limit"] = np.abs(tau[:, k]).max() / a.torque_limit
+            out[f"current_limit.{j}"] = np.abs(tau[:, k]) / a.torque_limit
         if np.isfinite(effort[k]):
-            ratios["effort_limit"] = np.abs(tau[:, k]).max() / effort[k]
+            out[f"effort_limit.{j}"] = np.abs(tau[:, k]) / effort[k]
         if c.velocity_limits and np.isfinite(robot.velocity_limit[idx[k]]) and robot.velocity_limit[idx[k]] > 0:
-            ratios["velocity_limit"] = np.abs(qd[:, k]).max() / robot.velocity_limit[idx[k]]
-        out += [f"{limit}.{j}" for limit, r in ratios.items() if r >= 1.0 - tol]
-    return sorted(out, key=lambda name: name.partition(".")[0])  # one group per limit, joints in order
+            out[f"velocity_limit.{j}"] = np.abs(qd[:, k]) / robot.velocity_limit[idx[k]]
+    return out
+
+
+def limits_note(result) -> str:
+    """What the summary says of a solve's limits, for one line of a table (a sweep row's message):
+    an optimum's "at an actuator limit: current_limit (FL_calf_joint, …)" — what bounds a gear or
+    motor — else a failed solve's hint (`failure_hint`); '' when there is none."""
+    if not result.success:
+        return failure_hint(result)
+    limits = joints_at_actuator_limits(result)
+    return "at an actuator limit: " + _grouped(limits) if limits else ""
 
 
 def _grouped(names, values: dict | None = None) -> str:
@@ -250,8 +268,10 @@ def failure_hint(result) -> str:
     or changing the knots takes another path (a user's stair walk, ANYmal's walk at one start).
     foothold_tread: a foot's points do not fit on one tread (a sole longer than the run)."""
     worst = result.violations(1)
-    if result.success or not worst or worst[0]["term"] not in ("foothold_grade", "foothold_tread"):
+    if result.success:
         return ""
+    if not worst or worst[0]["term"] not in ("foothold_grade", "foothold_tread"):
+        return _actuator_hint(result)
     if worst[0]["term"] == "foothold_tread":
         return ("hint: a foot's points ended on two treads (foothold_tread, docs/terrain.md): a sole fits on a "
                 "run longer than its length plus about 7.4 terrain.smoothing widths (or turned across the stair "
@@ -261,6 +281,33 @@ def failure_hint(result) -> str:
         else "the steps' x"
     return (f"hint: a foothold is trapped before a step's edge (foothold_grade, docs/terrain.md): move {where} "
             "by a few millimetres or change the knots; IPOPT then takes another path")
+
+
+# a failed iterate "at" a limit: within 1 % of it (IPOPT's best infeasible point stops short of its
+# bounds: a user's A1 calves at 3.705 of 3.71 N·m, so the optimum's 1e-4 would miss it), at a
+# quarter of its points or more (that iterate also touched the thighs' limits at 0–4 of 26 points,
+# pushing every torque it had; the calves held theirs at 14–15)
+ITERATE_LIMIT_TOL = 1e-2
+ITERATE_LIMIT_SHARE = 0.25
+
+
+def _actuator_hint(result) -> str:
+    """A failed solve whose returned iterate holds actuators at their limits at many points: the
+    motor and gear may not carry the gait. A user's motor sweep on an A1 calf (maxon RE 40, 24 V,
+    15 A at G = 9.1: 3.71 N·m where the solved gaits need 10–11) ended "the constraints look
+    infeasible" with the dynamics rows violated and nothing to say the motor was too weak."""
+    held = {}
+    for name, ratio in _actuator_limit_ratios(result).items():
+        n = int(np.count_nonzero(ratio >= 1.0 - ITERATE_LIMIT_TOL))
+        if n >= ITERATE_LIMIT_SHARE * len(ratio):
+            held[name] = (n, len(ratio))
+    if not held:
+        return ""
+    names = sorted(held, key=lambda name: name.partition(".")[0])
+    points = ", ".join(f"{name.partition('.')[2]} {held[name][0]}" for name in names)
+    return (f"hint: the returned iterate holds {_grouped(names)} at the limit (within 1 %) at many of its "
+            f"{held[names[0]][1]} knots and midpoints ({points}): these actuators may not carry this gait; "
+            "try a larger gear ratio or motor, or a slower gait (docs/studies.md)")
 
 
 def evaluate_violations(tr, x: np.ndarray) -> list:

@@ -55,6 +55,7 @@ from .interrupts import noted_sigint
 from .motors import load_motors
 from .precheck import mirror_actuator_mismatches, mismatch_text
 from .problem import load_problem
+from .result import limits_note
 from .robot import robot_of
 from .study_table import _complete_rows, _Table, read_results  # noqa: F401  (read_results: importable from here)
 from .study_metrics import case_metrics, metric_columns  # noqa: F401  (case_metrics: importable from here)
@@ -298,7 +299,11 @@ def _run_case(case: Case, outdir: str, warm_dir: str | None) -> dict:
         row["gear_ratios"] = json.dumps({j: result.robot.actuators[j].gear_ratio for j in result.robot.actuated})
     save(result, Path(outdir) / "cases" / case.key)
     traj = result.trajectory
-    row.update(success=bool(result.success), status=result.status, message=result.message, cost=result.cost,
+    # the row says what the summary would of the actuators: the limits an optimum reaches (what bounds
+    # a gear or motor), a failed case's hint (a user's A1 calf motor sweep said neither)
+    note = limits_note(result)
+    row.update(success=bool(result.success), status=result.status,
+               message=result.message + (f"; {note}" if note else ""), cost=result.cost,
                iterations=result.stats["iterations"], solve_time_s=result.stats["solve_time_s"],
                max_violation=result.max_violation, stride=traj.stride, period=traj.period,
                speed=traj.stride / traj.period, **case_metrics(result))

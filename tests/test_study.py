@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -221,6 +222,24 @@ def test_the_summary_names_the_actuator_limits_the_optimum_reaches(serial_study)
     at = dataclasses.replace(result, robot=tight)
     assert set(joints_at_actuator_limits(at)) == set(before) | {"torque_speed.left_knee"}
     assert "at an actuator limit: torque_speed (left_knee, " in at.summary()
+
+
+def test_a_rows_message_names_the_actuator_limits_its_optimum_reaches(serial_study):
+    """A user's A1 motor sweep: a row whose calves ran at their 9.5 A limit said only "optimal
+    solution found"; `gaitopt solve` said "at an actuator limit: current_limit (…)". The row
+    says it too."""
+    from gaitopt.export import load_result
+    from gaitopt.result import _grouped, joints_at_actuator_limits
+    study, out, rows = serial_study
+    named = 0
+    for r in rows:
+        limits = joints_at_actuator_limits(load_result(out / "cases" / r["case"]))
+        if limits:
+            named += 1
+            assert r["message"] == f"optimal solution found; at an actuator limit: {_grouped(limits)}"
+        else:
+            assert r["message"] == "optimal solution found"
+    assert named  # the biped's ankles run on their torque-speed lines
 
 
 def test_case_metrics_respect_the_motor_limits(serial_study):
@@ -511,7 +530,35 @@ def test_sweep_summary_says_which_cases_an_earlier_run_solved(tmp_path):
             assert cli.main(["sweep", str(path), "-o", str(out), "-q"]) == 0
         said.append(buf.getvalue().strip().splitlines()[-1])
     assert said[0].endswith("2 cases, 2 solved, 0 failed")
-    assert said[1].endswith(f"2 cases, 2 solved, 0 failed (2 of them from an earlier run into {out})")
+    assert said[1].endswith(f"2 cases (2 from an earlier run into {out}), 2 solved, 0 failed")
+
+
+def test_sweep_summary_does_not_count_earlier_solved_cases_among_the_failed(tmp_path, monkeypatch):
+    """A user's motor sweep, interrupted after 2 solved cases and resumed, ended "12 cases, 9
+    solved, 3 failed (2 of them from an earlier run …)": read as 2 of the 3 failures when the 2
+    earlier cases had solved. The earlier count goes with the cases."""
+    from contextlib import redirect_stdout
+    from io import StringIO
+
+    import gaitopt.study as study_mod
+    from gaitopt import cli
+    path = _study_file(tmp_path, {"speed": [0.3, 0.35]})
+    out = tmp_path / "o"
+    run_study(load_study(path), out, executor=None, progress=False)
+    table = out / "results.csv"
+    lines = table.read_text(encoding="utf-8").splitlines()
+    table.write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")  # the second case not yet run
+    real = study_mod.solve
+
+    def failing(problem, **kw):  # the new case's solve fails (a weak motor, say)
+        return dataclasses.replace(real(problem, **kw), success=False, status="Infeasible_Problem_Detected")
+
+    monkeypatch.setattr(study_mod, "solve", failing)
+    buf = StringIO()
+    with redirect_stdout(buf):
+        assert cli.main(["sweep", str(path), "-o", str(out), "-q", "-j", "1"]) == 1
+    said = buf.getvalue().strip().splitlines()[-1]
+    assert said.endswith(f"2 cases (1 from an earlier run into {out}), 1 solved, 1 failed"), said
 
 
 @pytest.mark.fast
@@ -546,3 +593,32 @@ def test_a_cases_warnings_reach_the_caller_from_a_worker_process(tmp_path):
     assert any("masses are not mirror images" in t and "walk.yaml" in t for t in texts), texts
     header = (tmp_path / "out" / "results.csv").read_text(encoding="utf-8").splitlines()[0]
     assert "_warnings" not in header and all("_warnings" not in r for r in rows)
+
+
+def test_a_failed_case_says_its_actuators_sit_on_their_limits(tmp_path):
+    """A user's A1 calf motor sweep (2026-11-25): a maxon RE 40 at G = 9.1 gives the calf 3.71 N·m
+    where the solved gaits need 10–11; the row said only "the constraints look infeasible" (the
+    dynamics rows violated) although the returned iterate held all four calves on their current
+    limit at 14 of 26 points. The row and the summary now say so. Here the Go2's calves get their
+    own motor with 4 % of its current limit (1.8 N·m at the shipped gear)."""
+    from gaitopt.export import load_result
+    from gaitopt.result import failure_hint
+    robot = go.load_robot("go2")
+    calves = [j for j in robot.actuated if "calf" in j]
+    a = robot.actuators[calves[0]]
+    weak = {"motor": "the Go2 calf motor at 4 % of its current limit", "resistance": a.resistance,
+            "torque_constant": a.torque_constant, "voltage": a.voltage, "current_limit": 0.04 * a.current_limit,
+            "rated_power": 100.0, "rotor_inertia": a.rotor_inertia, "source": "test"}
+    (tmp_path / "motors.yaml").write_text(yaml.safe_dump({"motors": {"weak": weak}}), encoding="utf-8")
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump({
+        "problem": str(ROOT / "problems" / "go2_trot.yaml"), "scale_knots": 0.5, "motors": "motors.yaml",
+        "overrides": {**LIMITS_OFF, "solver.max_iter": 200}, "groups": {"calf": calves},
+        "parameters": {"motor.calf": ["weak"]}}), encoding="utf-8")
+    row, = run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
+    assert not row["success"]
+    said = "hint: the returned iterate holds current_limit (FL_calf_joint, FR_calf_joint, RL_calf_joint, RR_calf_joint)"
+    assert said in row["message"] and "torque_speed" not in row["message"]
+    result = load_result(tmp_path / "o" / "cases" / row["case"])
+    assert said in failure_hint(result) and said in result.summary()
+    assert said not in failure_hint(dataclasses.replace(result, success=True))  # an optimum: the summary's own line
