@@ -27,7 +27,10 @@ def case_metrics(result) -> dict:
     rms_torque [N·m] and rms_current [A] = √(∫ x² dt / T) over the cycle (what a motor's
     continuous, thermal rating bounds; appended 2026-11-25); joule_loss_per_m and energy_per_m
     per joint [J/m], each joint's share of the totals above (appended 2026-11-25, thirteenth
-    session: which actuator a design change should go to).
+    session: which actuator a design change should go to); peak_electrical_power [W], the
+    largest Σ max(V·i, 0) over the motors at one instant (what the supply delivers at most, no
+    regeneration counted, as energy_per_m), and per joint its motor's largest V·i (appended
+    with them: the mechanical peak_power columns stand for neither; a sizing user's A1).
     """
     robot, traj = result.robot, result.trajectory
     t, smp, spans = traj.sample_cycle()
@@ -52,6 +55,10 @@ def case_metrics(result) -> dict:
     for column, key in JOINT_ENERGIES:
         for j, x in zip(traj.actuated, per_joint[key]):
             row[f"{column}.{j}"] = float(x / s)
+    drawn = np.maximum(Q.electrical_power(robot, tau, v), 0.0)  # each motor's V·i where positive
+    row["peak_electrical_power"] = float(drawn.sum(axis=1).max())
+    for j, x in zip(traj.actuated, drawn.max(axis=0)):
+        row[f"peak_electrical_power.{j}"] = float(x)
     return row
 
 
@@ -67,4 +74,5 @@ def metric_columns(actuated) -> tuple[list, list, list]:
     for name in ("torque", "speed", "current", "power", "voltage"):
         cols += [f"peak_{name}.{j}" for j in actuated]
     return (cols, [f"rms_{name}.{j}" for name in ("torque", "current") for j in actuated],
-            [f"{column}.{j}" for column, _ in JOINT_ENERGIES for j in actuated])
+            [f"{column}.{j}" for column, _ in JOINT_ENERGIES for j in actuated]
+            + ["peak_electrical_power"] + [f"peak_electrical_power.{j}" for j in actuated])

@@ -289,6 +289,17 @@ def test_case_metrics_match_a_direct_computation():
         assert 0.0 <= m[f"joule_loss_per_m.{j}"] <= m[f"energy_per_m.{j}"] + 1e-12  # drawn ≥ copper loss
     for total in ("joule_loss_per_m", "energy_per_m"):
         assert sum(m[f"{total}.{j}"] for j in joints) == pytest.approx(m[total], rel=1e-12)
+    # electrical peaks: each motor's V·i = R i² + K G q̇ i with i = τ/(η G K), from the dense samples
+    drawn = []
+    for i, j in enumerate(joints):
+        a = result.robot.actuators[j]
+        cur = smp["tau"][:, i] / (a.gear_efficiency * a.gear_ratio * a.torque_constant)
+        qd = smp["v"][:, act[i]]
+        drawn.append(np.maximum(a.resistance * cur ** 2 + a.torque_constant * a.gear_ratio * qd * cur, 0.0))
+        assert m[f"peak_electrical_power.{j}"] == pytest.approx(drawn[-1].max(), rel=2e-2)
+    total = np.sum(drawn, axis=0).max()
+    assert m["peak_electrical_power"] == pytest.approx(total, rel=2e-2)
+    assert max(m[f"peak_electrical_power.{j}"] for j in joints) <= m["peak_electrical_power"] + 1e-9
 
 
 def test_a_killed_study_resumes_without_losing_or_redoing_cases(tmp_path):
@@ -412,7 +423,8 @@ def test_an_older_results_csv_without_the_rms_columns_resumes(tmp_path):
     rms = header[n:r]   # then the return pass's and the per-joint energies (appended 2026-11-25)
     assert rms and all(c.startswith("rms_") for c in rms) and tuple(header[r:r + len(RETURN_COLUMNS)]) == RETURN_COLUMNS
     per_joint = header[r + len(RETURN_COLUMNS):]
-    assert per_joint and all(c.startswith(("joule_loss_per_m.", "energy_per_m.")) for c in per_joint)
+    assert per_joint and all(c.startswith(("joule_loss_per_m.", "energy_per_m.", "peak_electrical_power"))
+                             for c in per_joint)
     with open(table, "w", newline="", encoding="utf-8") as fh:   # the first case, as an older gaitopt wrote it
         csv.writer(fh).writerows([header[:n], first[:n]])
     rows = run_study(load_study(path), tmp_path / "o", executor=None, progress=False)
