@@ -315,3 +315,39 @@ def test_mjcf_export_carries_the_stair(tmp_path):
                   if model.geom(i).name.startswith("tread_"))
     levels = [0.0] + list(surface_of(problem).levels)
     np.testing.assert_allclose(tops, levels, atol=1e-9)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("start_x, count", [(-0.52, 3), (-0.05, 12), (-1.2, 6)])
+def test_a_short_stairs_error_names_the_bounds_the_check_accepts(start_x, count):
+    """A new user's Go1 stair (run = stride 0.2 m): the error said start_x <= -0.256 m and
+    count >= 11, while start_x -0.1 m and count 10 were accepted. The named start_x and count
+    must be accepted, and a centimetre later (the smoothing width) or one step fewer refused."""
+    import re
+
+    from gaitopt.terrain_io import check_terrain
+
+    robot = go.load_robot("solo12")
+
+    def check(x0, n):
+        stairs = {"rise": 0.03, "run": 0.13, "count": n, "start_x": x0}
+        check_terrain(problem_from_dict({**BASE, "terrain": {"stairs": stairs}}, "p.yaml"), robot)
+
+    with pytest.raises(InputError) as err:
+        check(start_x, count)
+    latest, _ = re.search(r"start_x <= (-?[\d.]+) m and count >= (\d+)", str(err.value)).groups()
+    latest = float(latest)
+    x0 = min(start_x, latest)
+    need = int(re.search(r"count >= (\d+)", str(_first_error(check, x0, 1))).group(1))
+    check(latest, 40)            # the latest start named, a long stair: accepted
+    check(x0, need)              # the count named from an accepted start: accepted
+    with pytest.raises(InputError):
+        check(latest + 0.01, 40)
+    with pytest.raises(InputError):
+        check(x0, need - 1)
+
+
+def _first_error(check, *args):
+    with pytest.raises(InputError) as err:
+        check(*args)
+    return err.value
