@@ -279,9 +279,18 @@ def _not_repeating(problem, surface, D: float, at: float, y: float, span: tuple)
                          f"{span[0]:.3g} to {span[1]:.3g} m",
                "steps": f"a periodic gait cannot cross a single ledge or block; edges repeating every {D:.4g} m with "
                         f"equal rises over the feet's path x = {span[0]:.3g} to {span[1]:.3g} m, as terrain.stairs makes",
-               "height_map": "the map's x period dividing the advance (and, for a half cycle, the map "
-                             "mirrored in y half a cycle later)"}[kind]
+               "height_map": _map_needs(problem, surface)}[kind]
     raise InputError(message, file=problem.source, field=f"terrain.{kind}", allowed=allowed)
+
+
+def _map_needs(problem, surface) -> str:
+    """What a height map needs, with its own x period P = nx·dx [m] and the strides that fit
+    (n·P; a half cycle advances half its stride): the user sees the grid, not its period."""
+    P = surface.period[0]
+    half = problem.cycle == "half"
+    strides = f"a stride of n × {2 * P:.4g} m (gait.cycle: full: n × {P:.4g} m)" if half else f"a stride of n × {P:.4g} m"
+    return (f"the map's x period, {P:.4g} m (rows × spacing[0]), dividing the advance: {strides}"
+            + (", and the map mirrored in y half a cycle later" if half else ""))
 
 
 def _stair_not_repeating(problem, D: float, span: tuple) -> None:

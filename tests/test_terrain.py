@@ -351,3 +351,21 @@ def _first_error(check, *args):
     with pytest.raises(InputError) as err:
         check(*args)
     return err.value
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("cycle, says", [("full", "a stride of n × 0.2 m"),
+                                         ("half", "a stride of n × 0.4 m (gait.cycle: full: n × 0.2 m)")])
+def test_a_height_map_refused_for_its_period_names_the_period(cycle, says):
+    """A new user's Go1 on a 4 × 0.05 m map at a 0.15 m stride was told "the map's x period
+    dividing the advance" without the period; the error now names it and the strides that fit."""
+    from gaitopt.terrain_io import check_terrain
+
+    grid = [[0.0, 0.01], [0.01, 0.0], [0.0, -0.01], [-0.01, 0.0]]
+    phases = BASE["gait"]["phases"]
+    spec = {**BASE, "gait": {"cycle": cycle, "phases": phases if cycle == "full" else phases[:1]}, "stride": 0.15,
+            "terrain": {"height_map": {"origin": [0.0, -0.2], "spacing": [0.05, 0.2], "heights": grid}}}
+    with pytest.raises(InputError) as err:
+        check_terrain(problem_from_dict(spec, "p.yaml"), go.load_robot("solo12"))
+    assert err.value.field == "terrain.height_map"
+    assert "x period, 0.2 m" in str(err.value) and says in str(err.value) and "…" not in str(err.value)
