@@ -369,3 +369,28 @@ def test_a_height_map_refused_for_its_period_names_the_period(cycle, says):
         check_terrain(problem_from_dict(spec, "p.yaml"), go.load_robot("solo12"))
     assert err.value.field == "terrain.height_map"
     assert "x period, 0.2 m" in str(err.value) and says in str(err.value) and "…" not in str(err.value)
+
+
+def test_a_replay_past_the_stairs_end_is_refused_with_the_cycles_that_fit():
+    """A new user's Go1 stair trot (ten steps) replayed for 8 cycles reached the top landing in
+    the fifth while the plan went on climbing, and verify blamed the gait (slip 51.6 mm,
+    12.2 % short, +240 % Joule loss). The replay now refuses cycles whose footholds leave the
+    stair (or the replay's ground), naming how many fit; those that fit are replayed."""
+    from gaitopt.terrain_io import surface_of
+    from gaitopt import verify
+    from gaitopt.verify.settings import CannotReplay
+    from gaitopt.verify.terrain_reach import terrain_reach
+
+    problem = _quiet(go.load_problem(go.__path__[0] + "/../problems/solo12_stairs.yaml").scaled_knots(0.5))
+    result = go.solve(problem)
+    assert result.success, result.status
+    reach = terrain_reach(result, surface_of(problem), 50)
+    # ten steps from x = -0.52 m, last edge at 0.65 m: the shipped replays of 2 and 4 cycles fit
+    assert 4 <= reach.cycles < 50 and reach.cycle == reach.cycles + 1
+    assert reach.x > 0.65 - 1e-9 and reach.h == pytest.approx(0.3) and reach.z > reach.h + 0.02
+    assert terrain_reach(result, surface_of(problem), reach.cycles).cycles == reach.cycles
+    with pytest.raises(CannotReplay, match=rf"replay at most --cycles {reach.cycles} \(a longer stair"):
+        verify.replay(result, cycles=reach.cycles + 1)
+    longer = problem.replace(terrain={**problem.terrain, "stairs": {**problem.terrain["stairs"], "count": 60}})
+    far = terrain_reach(result, surface_of(longer), 50)   # then the replay's ground ends (x = 4 m)
+    assert far.cycles > reach.cycles and far.h is None
