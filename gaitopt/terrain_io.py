@@ -288,7 +288,8 @@ def _map_needs(problem, surface) -> str:
     (n·P; a half cycle advances half its stride): the user sees the grid, not its period."""
     P = surface.period[0]
     half = problem.cycle == "half"
-    strides = f"a stride of n × {2 * P:.4g} m (gait.cycle: full: n × {P:.4g} m)" if half else f"a stride of n × {P:.4g} m"
+    strides = (f"a stride of n × {2 * P:.4g} m (gait.cycle: full: n × {P:.4g} m)" if half
+               else f"a stride of n × {P:.4g} m")
     return (f"the map's x period, {P:.4g} m (rows × spacing[0]), dividing the advance: {strides}"
             + (", and the map mirrored in y half a cycle later" if half else ""))
 

@@ -379,7 +379,8 @@ def test_a_replay_past_the_stairs_end_is_refused_with_the_cycles_that_fit():
     from gaitopt.terrain_io import surface_of
     from gaitopt import verify
     from gaitopt.verify.settings import CannotReplay
-    from gaitopt.verify.terrain_reach import terrain_reach
+    from gaitopt.terrain_reach import terrain_reach
+    from gaitopt.verify.terrain_geoms import TERRAIN_EXTENT
 
     problem = _quiet(go.load_problem(go.__path__[0] + "/../problems/solo12_stairs.yaml").scaled_knots(0.5))
     result = go.solve(problem)
@@ -389,8 +390,26 @@ def test_a_replay_past_the_stairs_end_is_refused_with_the_cycles_that_fit():
     assert 4 <= reach.cycles < 50 and reach.cycle == reach.cycles + 1
     assert reach.x > 0.65 - 1e-9 and reach.h == pytest.approx(0.3) and reach.z > reach.h + 0.02
     assert terrain_reach(result, surface_of(problem), reach.cycles).cycles == reach.cycles
-    with pytest.raises(CannotReplay, match=rf"replay at most --cycles {reach.cycles} \(a longer stair"):
+    with pytest.raises(CannotReplay, match=rf"at most --cycles {reach.cycles} \(a longer stair"):
         verify.replay(result, cycles=reach.cycles + 1)
     longer = problem.replace(terrain={**problem.terrain, "stairs": {**problem.terrain["stairs"], "count": 60}})
-    far = terrain_reach(result, surface_of(longer), 50)   # then the replay's ground ends (x = 4 m)
-    assert far.cycles > reach.cycles and far.h is None
+    far = terrain_reach(result, surface_of(longer), 50, extent=TERRAIN_EXTENT)   # the replay's ground ends
+    assert far.cycles > reach.cycles and far.h is None and far.x > TERRAIN_EXTENT[0][1]
+    assert terrain_reach(result, surface_of(longer), 50).cycles == 50   # no extent: the plan's own stair
+
+
+def test_export_and_animation_past_the_stairs_end_warn(tmp_path):
+    """The same Go1 stair trot exported or animated for 8 cycles ended 0.2 m above the top
+    landing, silently: both now warn, naming the cycles that fit."""
+    import warnings
+
+    from gaitopt.cli_output import warn_beyond_terrain
+
+    problem = _quiet(go.load_problem(go.__path__[0] + "/../problems/solo12_stairs.yaml").scaled_knots(0.5))
+    result = go.solve(problem)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn_beyond_terrain(result, 4)
+        assert not caught
+        warn_beyond_terrain(result, 8)
+    assert len(caught) == 1 and "at most --cycles 4 (a longer stair" in str(caught[0].message)
