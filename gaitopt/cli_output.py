@@ -2,10 +2,23 @@
 arguments are declared in gaitopt.cli, which looks the commands up in its own namespace)."""
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from .cli_common import _finish, _load, _one_line, _positive, _refuse_input_overwrite, _writing
 from .errors import InputError
+
+
+def warn_beyond_terrain(result, cycles: int) -> None:
+    """One warning when `cycles` cycles of the plan leave the ground it repeats on (past a
+    stair's last edge: the exported or drawn robot climbs steps that are not there, and ends in
+    the air above the landing); the file is still written, it is the plan."""
+    from .terrain_io import surface_of
+    from .terrain_reach import reach_message, terrain_reach
+    problem = result.problem
+    reach = terrain_reach(result, surface_of(problem), cycles)
+    if reach.cycles < cycles:
+        warnings.warn(reach_message(reach, cycles, stairs="stairs" in (getattr(problem, "terrain", None) or {})))
 
 
 def _cmd_export(args) -> int:
@@ -29,6 +42,7 @@ def _cmd_export(args) -> int:
         raise InputError(f"{rows:.3g} rows ({cycles} cycles of {result.trajectory.period:.4g} s at {rate:g} Hz) "
                          f"exceed the limit of {MAX_ROWS}; lower --rate or --cycles", field="--rate",
                          allowed=f"--cycles × period × --rate ≤ {MAX_ROWS} rows")
+    warn_beyond_terrain(result, cycles)
     with _writing():
         paths = export(result, args.format, args.output, rate_hz=rate, cycles=cycles, degrees=args.degrees,
                        outdir=args.result_dir)
@@ -62,6 +76,7 @@ def _cmd_animate(args) -> int:
     except InputError as err:
         raise InputError(err.message, field="--fps", allowed=f"--cycles × period × --fps ≤ {MAX_FRAMES} frames") from None
     path = Path(args.output) if args.output else Path(args.result_dir) / f"animation{default_suffix()}"
+    warn_beyond_terrain(result, cycles)
     with _writing():
         save_animation(result, path, fps=fps, cycles=cycles, view=args.view)
     print(f"wrote {path}")

@@ -226,6 +226,18 @@ def part_distance(problem) -> float | None:
     return None
 
 
+# [m] largest |h(x + D) − h(x) − D·grade| accepted over the feet's path (`check_terrain`)
+REPEAT_TOLERANCE = 1e-4
+
+
+def edge_margin(rise: float, smoothing: float) -> float:
+    """Distance m [m] beyond which a smoothed edge of rise Δz has moved the ground by less than
+    half of REPEAT_TOLERANCE: |Δz|·σ(−m/w) ≤ tol/2 with σ(u) = (1 + tanh u)/2 = 1/(1 + e^(−2u)),
+    so m = (w/2)·ln(2|Δz|/tol − 1) (0 for a rise under tol/2; half, as two ends can add)."""
+    ratio = 2.0 * abs(rise) / REPEAT_TOLERANCE - 1.0
+    return 0.5 * smoothing * float(np.log(ratio)) if ratio > 1.0 else 0.0
+
+
 def check_terrain(problem, robot) -> None:
     """A periodic gait repeats its footholds one optimised part later (mirrored in y for a half
     cycle), so the ground under the robot must too: h(x + D, ±y) = h(x, y) + D·grade over the
@@ -245,7 +257,7 @@ def check_terrain(problem, robot) -> None:
     y = np.linspace(pts[:, 1].min() - 0.05, pts[:, 1].max() + 0.05, 7)[None, :]
     sign = -1.0 if problem.cycle == "half" else 1.0
     mismatch = np.abs(surface.height(x + D, sign * y) - surface.height(x, y) - D * surface.grade)
-    if mismatch.max() > 1e-4:
+    if mismatch.max() > REPEAT_TOLERANCE:
         i, j = np.unravel_index(mismatch.argmax(), mismatch.shape)
         _not_repeating(problem, surface, D, float(x[i, 0]), float(y[0, j]), (x.min(), x.max() + D))
 
@@ -267,9 +279,19 @@ def _not_repeating(problem, surface, D: float, at: float, y: float, span: tuple)
                          f"{span[0]:.3g} to {span[1]:.3g} m",
                "steps": f"a periodic gait cannot cross a single ledge or block; edges repeating every {D:.4g} m with "
                         f"equal rises over the feet's path x = {span[0]:.3g} to {span[1]:.3g} m, as terrain.stairs makes",
-               "height_map": "the map's x period dividing the advance (and, for a half cycle, the map "
-                             "mirrored in y half a cycle later)"}[kind]
+               "height_map": _map_needs(problem, surface)}[kind]
     raise InputError(message, file=problem.source, field=f"terrain.{kind}", allowed=allowed)
+
+
+def _map_needs(problem, surface) -> str:
+    """What a height map needs, with its own x period P = nx·dx [m] and the strides that fit
+    (n·P; a half cycle advances half its stride): the user sees the grid, not its period."""
+    P = surface.period[0]
+    half = problem.cycle == "half"
+    strides = (f"a stride of n × {2 * P:.4g} m (gait.cycle: full: n × {P:.4g} m)" if half
+               else f"a stride of n × {P:.4g} m")
+    return (f"the map's x period, {P:.4g} m (rows × spacing[0]), dividing the advance: {strides}"
+            + (", and the map mirrored in y half a cycle later" if half else ""))
 
 
 def _stair_not_repeating(problem, D: float, span: tuple) -> None:
@@ -290,10 +312,17 @@ def _stair_not_repeating(problem, D: float, span: tuple) -> None:
                          f"of runs of {run:.4g} m: a periodic gait repeats its footholds after it, so the stair must "
                          "too", file=problem.source, field="terrain.stairs.run",
                          allowed=f"a run of {D:.4g} m / n ({runs}, ... m), or {strides}, over {path}")
-    count = int(np.ceil((span[1] - x0) / run)) + 1
+    # The check compares h(x + D) with h(x) for x in [span[0], span[1] − D]: with edges
+    # e_i = x0 + i·run it holds when the edge a run before the first (absent) is a margin m
+    # behind span[0], x0 ≤ span[0] + run − m, and the edge D before the last is m past
+    # span[1] − D, x0 + (count − 1)·run ≥ span[1] − run + m (m: the smoothed edge's tail).
+    # Said as the check decides it: "start_x <= span[0]" refused starts it accepts (Go1 trial).
+    m = edge_margin(st["rise"], float(problem.terrain.get("smoothing", DEFAULT_SMOOTHING)))
+    latest = np.floor((span[0] + run - m) * 1e3) / 1e3  # mm, rounded towards the side that holds
+    count = int(np.ceil((span[1] + m - x0) / run - 1e-9))
     raise InputError(f"the stair x = {x0:.3g} to {x0 + (st['count'] - 1) * run:.3g} m does not span {path}: its ends "
                      "do not repeat with the stride", file=problem.source, field="terrain.stairs.count",
-                     allowed=f"start_x <= {span[0]:.3g} m and count >= {count} (from this start_x)")
+                     allowed=f"start_x <= {latest:.4g} m and count >= {count} (from this start_x)")
 
 
 def base_height_above_ground(problem, robot, q) -> np.ndarray:

@@ -315,3 +315,101 @@ def test_mjcf_export_carries_the_stair(tmp_path):
                   if model.geom(i).name.startswith("tread_"))
     levels = [0.0] + list(surface_of(problem).levels)
     np.testing.assert_allclose(tops, levels, atol=1e-9)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("start_x, count", [(-0.52, 3), (-0.05, 12), (-1.2, 6)])
+def test_a_short_stairs_error_names_the_bounds_the_check_accepts(start_x, count):
+    """A new user's Go1 stair (run = stride 0.2 m): the error said start_x <= -0.256 m and
+    count >= 11, while start_x -0.1 m and count 10 were accepted. The named start_x and count
+    must be accepted, and a centimetre later (the smoothing width) or one step fewer refused."""
+    import re
+
+    from gaitopt.terrain_io import check_terrain
+
+    robot = go.load_robot("solo12")
+
+    def check(x0, n):
+        stairs = {"rise": 0.03, "run": 0.13, "count": n, "start_x": x0}
+        check_terrain(problem_from_dict({**BASE, "terrain": {"stairs": stairs}}, "p.yaml"), robot)
+
+    with pytest.raises(InputError) as err:
+        check(start_x, count)
+    latest, _ = re.search(r"start_x <= (-?[\d.]+) m and count >= (\d+)", str(err.value)).groups()
+    latest = float(latest)
+    x0 = min(start_x, latest)
+    need = int(re.search(r"count >= (\d+)", str(_first_error(check, x0, 1))).group(1))
+    check(latest, 40)            # the latest start named, a long stair: accepted
+    check(x0, need)              # the count named from an accepted start: accepted
+    with pytest.raises(InputError):
+        check(latest + 0.01, 40)
+    with pytest.raises(InputError):
+        check(x0, need - 1)
+
+
+def _first_error(check, *args):
+    with pytest.raises(InputError) as err:
+        check(*args)
+    return err.value
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("cycle, says", [("full", "a stride of n × 0.2 m"),
+                                         ("half", "a stride of n × 0.4 m (gait.cycle: full: n × 0.2 m)")])
+def test_a_height_map_refused_for_its_period_names_the_period(cycle, says):
+    """A new user's Go1 on a 4 × 0.05 m map at a 0.15 m stride was told "the map's x period
+    dividing the advance" without the period; the error now names it and the strides that fit."""
+    from gaitopt.terrain_io import check_terrain
+
+    grid = [[0.0, 0.01], [0.01, 0.0], [0.0, -0.01], [-0.01, 0.0]]
+    phases = BASE["gait"]["phases"]
+    spec = {**BASE, "gait": {"cycle": cycle, "phases": phases if cycle == "full" else phases[:1]}, "stride": 0.15,
+            "terrain": {"height_map": {"origin": [0.0, -0.2], "spacing": [0.05, 0.2], "heights": grid}}}
+    with pytest.raises(InputError) as err:
+        check_terrain(problem_from_dict(spec, "p.yaml"), go.load_robot("solo12"))
+    assert err.value.field == "terrain.height_map"
+    assert "x period, 0.2 m" in str(err.value) and says in str(err.value) and "…" not in str(err.value)
+
+
+def test_a_replay_past_the_stairs_end_is_refused_with_the_cycles_that_fit():
+    """A new user's Go1 stair trot (ten steps) replayed for 8 cycles reached the top landing in
+    the fifth while the plan went on climbing, and verify blamed the gait (slip 51.6 mm,
+    12.2 % short, +240 % Joule loss). The replay now refuses cycles whose footholds leave the
+    stair (or the replay's ground), naming how many fit; those that fit are replayed."""
+    from gaitopt.terrain_io import surface_of
+    from gaitopt import verify
+    from gaitopt.verify.settings import CannotReplay
+    from gaitopt.terrain_reach import terrain_reach
+    from gaitopt.verify.terrain_geoms import TERRAIN_EXTENT
+
+    problem = _quiet(go.load_problem(go.__path__[0] + "/../problems/solo12_stairs.yaml").scaled_knots(0.5))
+    result = go.solve(problem)
+    assert result.success, result.status
+    reach = terrain_reach(result, surface_of(problem), 50)
+    # ten steps from x = -0.52 m, last edge at 0.65 m: the shipped replays of 2 and 4 cycles fit
+    assert 4 <= reach.cycles < 50 and reach.cycle == reach.cycles + 1
+    assert reach.x > 0.65 - 1e-9 and reach.h == pytest.approx(0.3) and reach.z > reach.h + 0.02
+    assert terrain_reach(result, surface_of(problem), reach.cycles).cycles == reach.cycles
+    with pytest.raises(CannotReplay, match=rf"at most --cycles {reach.cycles} \(a longer stair"):
+        verify.replay(result, cycles=reach.cycles + 1)
+    longer = problem.replace(terrain={**problem.terrain, "stairs": {**problem.terrain["stairs"], "count": 60}})
+    far = terrain_reach(result, surface_of(longer), 50, extent=TERRAIN_EXTENT)   # the replay's ground ends
+    assert far.cycles > reach.cycles and far.h is None and far.x > TERRAIN_EXTENT[0][1]
+    assert terrain_reach(result, surface_of(longer), 50).cycles == 50   # no extent: the plan's own stair
+
+
+def test_export_and_animation_past_the_stairs_end_warn(tmp_path):
+    """The same Go1 stair trot exported or animated for 8 cycles ended 0.2 m above the top
+    landing, silently: both now warn, naming the cycles that fit."""
+    import warnings
+
+    from gaitopt.cli_output import warn_beyond_terrain
+
+    problem = _quiet(go.load_problem(go.__path__[0] + "/../problems/solo12_stairs.yaml").scaled_knots(0.5))
+    result = go.solve(problem)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn_beyond_terrain(result, 4)
+        assert not caught
+        warn_beyond_terrain(result, 8)
+    assert len(caught) == 1 and "at most --cycles 4 (a longer stair" in str(caught[0].message)

@@ -9,9 +9,11 @@ import numpy as np
 from ..errors import InputError
 from ..schedule import active_points
 from ..terrain_io import base_height_above_ground, surface_of
+from ..terrain_reach import reach_message, terrain_reach
 from .judge import judge
 from .settings import CannotReplay, ReplaySettings, load_mujoco
 from .sim_model import build_model, torque_speed_range
+from .terrain_geoms import TERRAIN_EXTENT
 
 
 @dataclass
@@ -127,9 +129,14 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings(),
     if "base_x" not in coords:
         raise CannotReplay(f"robot {robot.name} has a fixed base: nothing walks")
     slope = float(problem.slope)
+    surface = surface_of(problem)
+    reach = terrain_reach(result, surface, cycles, extent=TERRAIN_EXTENT)
+    if reach.cycles < cycles:  # past a stair's end or the replay's ground: no verdict on the gait
+        raise CannotReplay(reach_message(reach, cycles, stairs="stairs" in (getattr(problem, "terrain", None) or {}),
+                                         extent=TERRAIN_EXTENT))
     q0, v0 = traj.phases[0].q[0], traj.phases[0].v[0]
     sim = build_model(robot, slope=slope, friction=float(problem.constraints.friction), traj=traj,
-                      settings=settings, q_gains=q0, check=perturbation is None, surface=surface_of(problem),
+                      settings=settings, q_gains=q0, check=perturbation is None, surface=surface,
                       problem=problem)
     if perturbation is not None:
         perturbation.apply(sim)
