@@ -279,7 +279,7 @@ def _not_repeating(problem, surface, D: float, at: float, y: float, span: tuple)
                          f"{span[0]:.3g} to {span[1]:.3g} m",
                "steps": f"a periodic gait cannot cross a single ledge or block; edges repeating every {D:.4g} m with "
                         f"equal rises over the feet's path x = {span[0]:.3g} to {span[1]:.3g} m, as terrain.stairs makes",
-               "height_map": _map_needs(problem, surface)}[kind]
+               "height_map": None}[kind] or _map_needs(problem, surface)  # a map's period: only a map has one
     raise InputError(message, file=problem.source, field=f"terrain.{kind}", allowed=allowed)
 
 
