@@ -392,8 +392,14 @@ def _stats(info: dict) -> dict:
 
 
 def load_result(result_dir: str | Path) -> Result:
-    """Rebuild the Result that `gaitopt solve -o RESULT_DIR` saved (a `gaitopt.result.Result`
-    with x None and the ten worst violations).
+    """Rebuild the Result that `gaitopt solve -o RESULT_DIR` (or `save`) saved (a
+    `gaitopt.result.Result` with the ten worst violations, layout None, and the solver's x and
+    multipliers when knots.npz has them, else x None).
+
+    With them a warm start from the reloaded Result on an NLP of the same shape starts from the
+    optimum and its duals, as from the Result in memory (`gaitopt.solve(problem,
+    warm_start=load_result(OUTDIR))`); without them it started from the trajectory alone and took
+    more iterations than a cold solve (A1 trot, 12 knots: 28 iterations against 18 cold and 3 from the Result in memory).
 
     Reads result.json (problem, status, statistics), reloads the robot, and the trajectory from
     knots.npz (exact knots and midpoints) or, if it is missing, from trajectory.csv (exact for
@@ -413,6 +419,8 @@ def load_result(result_dir: str | Path) -> Result:
         raise (InputError(str(err), file=str(rj)) if err.file is None else err) from None
     robot = _designed_gears(d / "trajectory.csv", problem, _recorded_actuators(d / "trajectory.csv", robot))
     traj = _read_trajectory(d, problem, robot, info)
+    x, multipliers = read_nlp_point(d / KNOTS_FILE)  # (None, None) without them: the trajectory only
     return Result(bool(info["success"]), str(info["status"]), str(info["message"]), info["cost"],
-                  dict(info["cost_terms"]), _stats(info), traj, problem, robot, {}, None,
-                  _violations=list(info["violations"]) if isinstance(info.get("violations"), list) else [])
+                  dict(info["cost_terms"]), _stats(info), traj, problem, robot, {}, x,
+                  _violations=list(info["violations"]) if isinstance(info.get("violations"), list) else [],
+                  multipliers=multipliers)
