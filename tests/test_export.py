@@ -110,6 +110,23 @@ def test_reload_keeps_the_solver_point_for_a_warm_start(solved):
     np.testing.assert_array_equal(from_disk.x, from_memory.x)
 
 
+def test_reload_keeps_the_impulses(solved):
+    """The impact impulses come back from knots.npz: a warm start on an NLP of another shape
+    (another transcription here; on the A1 trot, a torque-capped gait warm-starting the free one)
+    reads them from the Result (without them, on the A1 trot: 37 iterations against 18)."""
+    res, d = solved["biped_trapezoidal"]
+    assert res.impulses
+    back = E.load_result(d)
+    assert back.impulses.keys() == res.impulses.keys()
+    for k in res.impulses:
+        np.testing.assert_array_equal(back.impulses[k], res.impulses[k])
+    other = res.problem.replace(transcription="hermite_simpson")
+    from_memory = go.solve(other, warm_start=res, print_level=0)
+    from_disk = go.solve(other, warm_start=back, print_level=0)
+    assert from_disk.stats["iterations"] == from_memory.stats["iterations"]
+    np.testing.assert_array_equal(from_disk.x, from_memory.x)
+
+
 FORMAT_1_KEYS = ("format", "robot", "urdf", "base", "locked", "contacts", "friction", "slope_rad", "stride", "period",
                  "transcription", "success", "versions", "units")
 
