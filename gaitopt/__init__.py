@@ -47,15 +47,25 @@ from .version import __version__  # noqa: E402
 __all__ = ["InputError", "Robot", "load_robot", "available_robots", "SymbolicDynamics", "Problem",
            "load_problem", "solve", "compile_derivatives", "__version__"]
 
-_SUBMODULES = ("export", "plot", "animate", "quantities")
+# `go.verify.replay`, `go.study.case_metrics` as the docs write them: without an import of their
+# own they raised AttributeError after `import gaitopt as go` (a notebook user's trial, 2026-11-25)
+_SUBMODULES = ("export", "plot", "animate", "quantities", "verify", "study")
+_LAZY = ("solve", "compile_derivatives") + _SUBMODULES
 
 
 def __getattr__(name):
-    """`go.solve`, `go.plot`, `go.animate`, `go.export`, `go.quantities` on first use: matplotlib
-    is only imported when plots are drawn, and the solve stack (transcription, IPOPT) only when
-    something is solved, so that reading a saved result stays light."""
+    """`go.solve`, `go.plot`, `go.animate`, `go.export`, `go.quantities`, `go.verify`, `go.study`
+    on first use: matplotlib is only imported when plots are drawn, MuJoCo when a gait is
+    replayed, and the solve stack (transcription, IPOPT) only when something is solved, so that
+    reading a saved result stays light."""
     if name in ("solve", "compile_derivatives"):
         return getattr(importlib.import_module(".gait", __name__), name)
     if name in _SUBMODULES:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'gaitopt' has no attribute {name!r}")
+
+
+def __dir__():
+    """The module's names and the ones `__getattr__` loads on first use, so that `dir(go)` and
+    Jupyter's completion of `go.` list `go.solve`, `go.plot`, … before their first use."""
+    return sorted(set(globals()) | set(_LAZY))

@@ -17,7 +17,7 @@ from .result import Multipliers, Result, build_trajectory, evaluate_violations
 from .robot import Robot, robot_of
 from .solver import check_ipopt_options, solve_nlp
 from .stance_check import warn_if_off_ground
-from .transcription import transcribe
+from .transcription import transcribe, user_costs
 
 
 def solve(problem: Problem | str | Path, *, robot: Robot | None = None, warm_start: Result | None = None,
@@ -150,6 +150,8 @@ def _solve(problem, robot, warm_start, x0, print_level, constraints, costs, inte
     stats = dict(sol.stats)
     stats["build_time_s"] = t_build
     stats["guess_time_s"] = t_guess
+    # cost_terms holds weighted values: the summary names a user term's weight, as a built-in's
+    stats["user_cost_weights"] = {name: w for name, (_, w) in user_costs(costs).items()}
     multipliers = None if sol.lam_x is None else Multipliers(sol.lam_g, sol.lam_x, tr.signature)
     result = Result(sol.success, sol.status, sol.message, sol.f, terms, stats, traj, problem, robot,
                     impulses, x, tr.layout, evaluate_violations(tr, x), multipliers)

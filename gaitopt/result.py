@@ -16,9 +16,10 @@ from .trajectory import PhaseTrajectory, Trajectory
 def _term_text(name: str, value: float, weight) -> str:
     """A cost term for the summary with its unit: `joule_loss 138.063 J/m`; weighted,
     `torque_rate_squared 0.5 (0.1 × 5 N²·m²/s)` (the term's own value and unit in brackets); a
-    term of one's own (no unit known) as the bare number."""
+    term of one's own (no unit known) as the bare number, or with its weight
+    `pitch_rate_squared 0.03 (10 × 0.003)`."""
     unit = COST_UNITS.get(name)
-    if unit is None or not weight:
+    if not weight or (unit is None and weight == 1.0):
         return f"{name} {value:.6g}"
     if weight == 1.0:
         return f"{name} {value:.6g}" + (f" {unit}" if unit else "")
@@ -94,7 +95,8 @@ class Result:
         lines = [
             f"{'SUCCESS' if self.success else 'FAILED'}: {self.status} — {self.message}",
             f"robot {self.robot.name}, cost {self.cost:.6g} "
-            + ", ".join(_term_text(k, v, self.problem.cost.get(k)) for k, v in self.cost_terms.items()),
+            + ", ".join(_term_text(k, v, self.problem.cost.get(k, self.stats.get("user_cost_weights", {}).get(k)))
+                         for k, v in self.cost_terms.items()),
             f"stride {self.trajectory.stride:.4f} m, period {self.trajectory.period:.4f} s, "
             f"speed {self.trajectory.stride / self.trajectory.period:.4f} m/s"
             + self.trajectory.turn_text()

@@ -65,5 +65,9 @@ def test_worked_example_cost_term_is_priced_and_acts():
 
     assert abs(steady.cost_terms["pitch_rate_squared"] - 10.0 * knot_mean(steady)) <= 1e-6 * steady.cost_terms["pitch_rate_squared"]
     assert abs(steady.cost - sum(steady.cost_terms.values())) <= 1e-9 * steady.cost
+    # cost_terms are weighted: the summary names the weight of a term of one's own, as of a built-in
+    # (it read `pitch_rate_squared 0.0302572` for a mean θ̇² of 0.003)
+    value = steady.cost_terms["pitch_rate_squared"]
+    assert f"pitch_rate_squared {value:.6g} (10 × {value / 10:.6g})" in steady.summary()
     assert sampled_mean(steady) < 0.5 * sampled_mean(free)
     assert steady.cost_terms["joule_loss"] >= free.cost_terms["joule_loss"]  # the trade: more copper heat

@@ -92,6 +92,41 @@ def test_save_writes_knots_and_reload_is_exact(case):
     assert json.loads(json.dumps(ra, default=str)) == json.loads(json.dumps(rb, default=str))
 
 
+def test_reload_keeps_the_solver_point_for_a_warm_start(solved):
+    """load_result reads x and the multipliers back from knots.npz: a warm start from the reloaded
+    Result is the warm start from the Result in memory (without them, on the A1 trot: 28 iterations
+    against 3, more than the 18 of a cold solve)."""
+    res, d = solved["biped_trapezoidal"]
+    back = E.load_result(d)
+    assert back.x is not None and back.multipliers is not None
+    np.testing.assert_array_equal(back.x, res.x)
+    np.testing.assert_array_equal(back.multipliers.lam_g, res.multipliers.lam_g)
+    np.testing.assert_array_equal(back.multipliers.lam_x, res.multipliers.lam_x)
+    assert back.multipliers.signature == res.multipliers.signature
+    near = res.problem.replace(speed=0.42)  # the file: 0.4 m/s
+    from_memory = go.solve(near, warm_start=res, print_level=0)
+    from_disk = go.solve(near, warm_start=back, print_level=0)
+    assert from_disk.success and from_disk.stats["iterations"] == from_memory.stats["iterations"]
+    np.testing.assert_array_equal(from_disk.x, from_memory.x)
+
+
+def test_reload_keeps_the_impulses(solved):
+    """The impact impulses come back from knots.npz: a warm start on an NLP of another shape
+    (another transcription here; on the A1 trot, a torque-capped gait warm-starting the free one)
+    reads them from the Result (without them, on the A1 trot: 37 iterations against 18)."""
+    res, d = solved["biped_trapezoidal"]
+    assert res.impulses
+    back = E.load_result(d)
+    assert back.impulses.keys() == res.impulses.keys()
+    for k in res.impulses:
+        np.testing.assert_array_equal(back.impulses[k], res.impulses[k])
+    other = res.problem.replace(transcription="hermite_simpson")
+    from_memory = go.solve(other, warm_start=res, print_level=0)
+    from_disk = go.solve(other, warm_start=back, print_level=0)
+    assert from_disk.stats["iterations"] == from_memory.stats["iterations"]
+    np.testing.assert_array_equal(from_disk.x, from_memory.x)
+
+
 FORMAT_1_KEYS = ("format", "robot", "urdf", "base", "locked", "contacts", "friction", "slope_rad", "stride", "period",
                  "transcription", "success", "versions", "units")
 

@@ -149,3 +149,16 @@ def test_overrides_as_one_string_are_named():
         go.load_problem(STATIC, "speed=0.3")
     assert "list of KEY=VALUE" in err.value.message
     assert go.load_problem(STATIC, ["speed=0.3"]).speed.guess == 0.3
+
+
+def test_lazy_names_are_listed_and_loaded():
+    """`dir(go)` (Jupyter's completion of `go.`) lists the names loaded on first use, and each of
+    them, `go.verify` and `go.study` as the docs write them, loads (they raised AttributeError)."""
+    import subprocess
+    import sys
+    code = ("import gaitopt as go; names = ('solve', 'compile_derivatives', 'export', 'plot', 'animate', "
+            "'quantities', 'verify', 'study'); missing = [n for n in names if n not in dir(go)]; "
+            "assert not missing, missing; assert callable(go.verify.replay) and callable(go.study.case_metrics); "
+            "assert callable(go.solve); print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -27,6 +27,7 @@ from .model_header import design_record
 from .trajectory_csv import advance_from_header, header, read_trajectory_csv, split_points, write_trajectory_csv
 
 KNOTS_FILE = "knots.npz"
+IMPULSE_PREFIX = "impulse."  # knots.npz members of the impact impulses, one per phase
 RESULT_KEYS = ("success", "status", "message", "cost", "cost_terms", "iterations", "problem")
 
 
@@ -92,9 +93,12 @@ def write_knots_npz(result, path: str | Path) -> Path:
     the companion of trajectory.csv that `load_result` prefers. With the solver's point and
     multipliers (a solved Result) also `nlp.x`, `nlp.lam_g`, `nlp.lam_x`, `nlp.signature`
     (`Result.multipliers`): a warm start from this directory on an NLP of the same shape starts
-    from them (a sweep's neighbour, gaitopt.study)."""
+    from them (a sweep's neighbour, gaitopt.study). The impact impulses [N·s] per phase
+    (`Result.impulses`) as `impulse.PHASE`: a warm start on an NLP of another shape interpolates
+    the trajectory and takes them as they are (`gaitopt.guess.warm_start`)."""
     path = Path(path)
     arrays = result.trajectory.to_arrays()
+    arrays.update({f"{IMPULSE_PREFIX}{name}": np.asarray(lam, float) for name, lam in (result.impulses or {}).items()})
     m = getattr(result, "multipliers", None)
     if m is not None and result.x is not None:
         arrays.update({"nlp.x": np.asarray(result.x, float), "nlp.lam_g": np.asarray(m.lam_g, float),
@@ -119,6 +123,18 @@ def read_nlp_point(path: str | Path) -> tuple:
     ok = (x.ndim == lam_g.ndim == lam_x.ndim == 1 and x.shape == lam_x.shape and len(signature) <= 64
           and all(np.all(np.isfinite(a)) for a in (x, lam_g, lam_x)))
     return (x, Multipliers(lam_g, lam_x, signature)) if ok else (None, None)
+
+
+def read_impulses(path: str | Path) -> dict:
+    """The impact impulses phase → (k,) [N·s] of a knots.npz (`write_knots_npz`); {} for a file
+    without them or with a member that is not a finite 1-D array (a warm start then guesses them)."""
+    try:
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as data:
+            out = {k[len(IMPULSE_PREFIX):]: np.array(data[k], dtype=float) for k in data.files
+                   if k.startswith(IMPULSE_PREFIX)}
+    except (KeyError, ValueError, TypeError, OSError, EOFError, zipfile.BadZipFile):
+        return {}
+    return out if all(a.ndim == 1 and np.all(np.isfinite(a)) for a in out.values()) else {}
 
 
 def save(result, outdir: str | Path) -> dict:
@@ -392,8 +408,14 @@ def _stats(info: dict) -> dict:
 
 
 def load_result(result_dir: str | Path) -> Result:
-    """Rebuild the Result that `gaitopt solve -o RESULT_DIR` saved (a `gaitopt.result.Result`
-    with x None and the ten worst violations).
+    """Rebuild the Result that `gaitopt solve -o RESULT_DIR` (or `save`) saved (a
+    `gaitopt.result.Result` with the ten worst violations, layout None, and the solver's x,
+    multipliers and impact impulses when knots.npz has them, else x None and no impulses).
+
+    With them a warm start from the reloaded Result on an NLP of the same shape starts from the
+    optimum and its duals, as from the Result in memory (`gaitopt.solve(problem,
+    warm_start=load_result(OUTDIR))`); without them it started from the trajectory alone and took
+    more iterations than a cold solve (A1 trot, 12 knots: 28 iterations against 18 cold and 3 from the Result in memory).
 
     Reads result.json (problem, status, statistics), reloads the robot, and the trajectory from
     knots.npz (exact knots and midpoints) or, if it is missing, from trajectory.csv (exact for
@@ -413,6 +435,8 @@ def load_result(result_dir: str | Path) -> Result:
         raise (InputError(str(err), file=str(rj)) if err.file is None else err) from None
     robot = _designed_gears(d / "trajectory.csv", problem, _recorded_actuators(d / "trajectory.csv", robot))
     traj = _read_trajectory(d, problem, robot, info)
+    x, multipliers = read_nlp_point(d / KNOTS_FILE)  # (None, None) without them: the trajectory only
     return Result(bool(info["success"]), str(info["status"]), str(info["message"]), info["cost"],
-                  dict(info["cost_terms"]), _stats(info), traj, problem, robot, {}, None,
-                  _violations=list(info["violations"]) if isinstance(info.get("violations"), list) else [])
+                  dict(info["cost_terms"]), _stats(info), traj, problem, robot, read_impulses(d / KNOTS_FILE), x,
+                  _violations=list(info["violations"]) if isinstance(info.get("violations"), list) else [],
+                  multipliers=multipliers)
