@@ -47,7 +47,7 @@ from .codesign import with_design
 from .codegen import require_compiler
 from .errors import InputError
 from .export import KNOTS_FILE, read_trajectory_csv, save
-from .export.result_dir import read_nlp_point
+from .export.result_dir import read_impulses, read_nlp_point
 from .export.atomic import atomic_write_text
 from .export.trajectory_csv import advance_from_header
 from .gait import solve
@@ -216,7 +216,8 @@ def _columns(study: Study, robot) -> list:
 
 def warm_start_from_csv(path: str | Path):
     """A warm-start source (has .trajectory and .impulses, as `gaitopt.solve` reads them) from a
-    saved trajectory.csv: knot values per phase, trapezoidal interpolation, no impulses."""
+    saved trajectory.csv: knot values per phase, trapezoidal interpolation; the solver's point,
+    multipliers and impact impulses from knots.npz beside it when it holds them."""
 
     meta, data = read_trajectory_csv(path)
     names = list(data)
@@ -244,8 +245,11 @@ def warm_start_from_csv(path: str | Path):
     # the solver's point and multipliers, if the directory's knots.npz has them: a case of the
     # same NLP shape then starts from them (gaitopt.gait.solve; a speed sweep's neighbours on
     # solo12 took 29-32 iterations from the csv alone, more than cold)
-    x, multipliers = read_nlp_point(Path(path).with_name(KNOTS_FILE))
-    return _WarmStart(traj, {}, x, multipliers)
+    knots = Path(path).with_name(KNOTS_FILE)
+    x, multipliers = read_nlp_point(knots)
+    # the impact impulses too: a neighbour of another NLP shape takes them as they are (a
+    # warm start without them guessed them and took more iterations; load_result, 2026-11-25)
+    return _WarmStart(traj, read_impulses(knots), x, multipliers)
 
 
 @dataclass

@@ -634,3 +634,18 @@ def test_a_failed_case_says_its_actuators_sit_on_their_limits(tmp_path):
     result = load_result(tmp_path / "o" / "cases" / row["case"])
     assert said in failure_hint(result) and said in result.summary()
     assert said not in failure_hint(dataclasses.replace(result, success=True))  # an optimum: the summary's own line
+
+
+def test_warm_start_from_a_saved_case_keeps_its_impact_impulses(tmp_path):
+    """A study's neighbour read back from disk carries the impact impulses knots.npz holds (it
+    gave none: a warm start on an NLP of another shape then guessed them)."""
+    from gaitopt.export import save
+    from gaitopt.study import warm_start_from_csv
+    problem = go.load_problem(ROOT / "problems" / "biped7_heel_toe_walk.yaml").scaled_knots(0.5)
+    result = go.solve(problem, print_level=0)
+    assert result.success and result.impulses
+    save(result, tmp_path / "case")
+    warm = warm_start_from_csv(tmp_path / "case" / "trajectory.csv")
+    assert set(warm.impulses) == set(result.impulses)
+    for name, lam in result.impulses.items():
+        np.testing.assert_array_equal(warm.impulses[name], np.asarray(lam, float))
