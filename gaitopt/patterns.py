@@ -396,9 +396,17 @@ def _build_timeline(spec: _Spec, robot, source) -> list:
     flights = [i for i, (_, c) in enumerate(phases) if all(m == "swing" for m in c.values())]
     if flights and not (spec.pattern is not None and spec.pattern.flight):
         label = f"pattern {spec.name!r}" if spec.pattern is not None else "these offsets"
+        # why: a user asking for a run is told where one comes from on this robot; a biped has
+        # no pattern that flies, so its run is written out (docs/patterns.md)
+        flying = [p.name for p in PATTERNS if p.flight and find_pattern(p.name, robot) is not None]
+        if flying:
+            how = f"pattern {' or '.join(flying)} with duty_factor < 0.5"
+        else:
+            how = "gait.phases written out (a phase with every foot swing is a flight: docs/patterns.md)"
         raise _err(source, "duty_factor", f"duty factor {beta} with {label} leaves no foot on the ground "
-                                          "(a flight phase); only trot, pace and bound may have one (β < 0.5)",
-                   "a larger duty_factor")
+                                          "(a flight phase); only the quadruped patterns trot, pace and bound may "
+                                          "have one (β < 0.5)",
+                   f"a larger duty_factor; for a run: {how}")
     return phases
 
 

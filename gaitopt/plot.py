@@ -256,7 +256,8 @@ def joint_power(result) -> Figure:
 
 def ground_reaction_forces(result) -> Figure:
     """Ground reaction forces per foot (normal and tangential, sums of the foot's contact
-    points) [N], and each contact point's friction ratio |f_t|/f_n against μ."""
+    points) [N], and each contact point's friction ratio |f_t|/f_n against μ (in the sagittal
+    plane its foot's total force's, the force the cone bounds: `quantities.cone_friction_ratio`)."""
     traj, robot, problem = result.trajectory, result.robot, result.problem
     s = cycle_samples(result)
     t = s["time"]
@@ -277,9 +278,9 @@ def ground_reaction_forces(result) -> Figure:
         if robot.base == "3d":
             ax_t.plot(t, (F * t2[:, idx]).sum(axis=(1, 2)), lw=1.0, ls=":", color=line.get_color(),
                       label=f"{foot.name} y")
-    ratio = Q.surface_friction_ratio(surface, points, s["f"])
+    ratio = Q.cone_friction_ratio(robot, surface, points, s["f"], flags)
     for ci, c in enumerate(robot.contacts):
-        ax_r.plot(t, np.where(flags[:, ci], ratio[:, ci], np.nan), lw=1.0, label=c.name)
+        ax_r.plot(t, ratio[:, ci], lw=1.0, label=c.name)
     ax_r.axhline(mu, color="r", ls="--", lw=1, label=f"μ = {mu:g}")
     weight = robot.total_mass * 9.81
     ax_n.axhline(weight, color="gray", ls=":", lw=1, label="m g")

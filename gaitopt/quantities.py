@@ -277,6 +277,33 @@ def surface_friction_ratio(surface, points, forces) -> np.ndarray:
         return np.where(fn > 1e-9, ft / np.where(fn > 1e-9, fn, 1.0), np.nan)
 
 
+def cone_friction_ratio(robot, surface, points, forces, flags) -> np.ndarray:
+    """(T, nc) |f_t| / f_n [-] of the forces the plan's friction cones bound, on each contact
+    point in contact (NaN elsewhere), about the ground's normal as in `surface_friction_ratio`;
+    points (T, nc, 3) [m], forces (T, nc, 3) world [N], flags (T, nc) in contact.
+
+    3-D: each point's own force (each point has its own cone). Sagittal plane: the total force of
+    the foot's points in contact, written on each of them, about the normal under the first of
+    them (`constraints.contact.friction_rows`): a flat sagittal foot slides as a whole, and the
+    split of its tangential force between heel and toe is a convention (the toe's x force is
+    zero while the heel is down, `Context.internal_mask`), so a point's own ratio is not a
+    physical figure (biped7 static walk: heel 0.373 against the foot's 0.228)."""
+    points, forces = np.asarray(points, float), np.asarray(forces, float)
+    flags = np.asarray(flags, bool)
+    ratio = surface_friction_ratio(surface, points, forces)
+    if robot.base != "sagittal":
+        return np.where(flags, ratio, np.nan)
+    out = np.full(flags.shape, np.nan)
+    for foot in robot.feet.values():
+        idx = [robot.contact_index(c) for c in foot.contacts]
+        on = flags[:, idx]
+        total = (forces[:, idx, :] * on[..., None]).sum(axis=1)
+        first = np.array(idx)[np.argmax(on, axis=1)]  # the foot's first point in contact
+        r = surface_friction_ratio(surface, points[np.arange(len(first)), first], total)
+        out[:, idx] = np.where(on, r[:, None], np.nan)
+    return out
+
+
 def contact_points(robot, q_samples) -> np.ndarray:
     """(T, nc, 3) world positions [m] of the robot's contact points at each q (T, nq): the
     points of `Poses.evaluate`, without its joints and centre of mass (gaitopt.feasibility runs

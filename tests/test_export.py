@@ -456,6 +456,36 @@ def test_quantities_small_cases():
     assert np.isnan(Q.friction_ratio(np.array([1.0, 0.0, -1.0])))
 
 
+def test_friction_ratio_is_the_one_the_cone_bounds(solved, tmp_path):
+    """A sagittal flat foot's cone bounds its total force; the split between heel and toe is a
+    convention (the toe's x force zero while the heel is down). The summary and the plot showed
+    each point's own ratio until 2026-11-25: the heel's 0.373 on the static walk whose feet use
+    0.228, the heel 0.5 where a new user's biped7 run used 0.26."""
+    robot = go.load_robot("biped7")
+    names = [c.name for c in robot.contacts]
+    f = np.zeros((1, len(names), 3))
+    f[0, names.index("left_heel")] = [6.0, 0.0, 10.0]   # the heel takes the foot's x force
+    f[0, names.index("left_toe")] = [0.0, 0.0, 50.0]
+    flags = np.zeros((1, len(names)), bool)
+    flags[0, [names.index("left_heel"), names.index("left_toe")]] = True
+    from gaitopt.terrain import Plane
+    pts = np.zeros((1, len(names), 3))
+    assert Q.surface_friction_ratio(Plane(0.0), pts, f)[0, names.index("left_heel")] == pytest.approx(0.6)
+    r = Q.cone_friction_ratio(robot, Plane(0.0), pts, f, flags)
+    assert r[0, names.index("left_heel")] == pytest.approx(0.1) and r[0, names.index("left_toe")] == pytest.approx(0.1)
+    assert np.isnan(r[0, names.index("right_heel")])
+    # the summary of the heel-toe walk: the feet's total force, sampled
+    res, _ = solved["biped_trapezoidal"]
+    summary = json.loads(E.export(res, "full", outdir=tmp_path, rate_hz=500.0)["summary"].read_text())
+    tb = E.sample_table(res, 500.0, 1)
+    for foot in ("left", "right"):
+        idx = [names.index(c) for c in robot.feet[foot].contacts]
+        total = tb["f"][:, idx, :].sum(axis=1)
+        on = total[:, 2] > 1e-9
+        expected = np.max(np.abs(total[on, 0]) / total[on, 2])
+        assert summary["feet"][foot]["peak_friction_ratio"] == pytest.approx(expected, rel=1e-9), foot
+
+
 # ------------------------------------------------------------------------ formats, round trip
 
 def test_full_csv_round_trip_and_columns(case, tmp_path):

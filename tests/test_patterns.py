@@ -458,3 +458,18 @@ def test_offsets_written_to_four_digits_make_no_sliver_phase():
     assert len(gait["phases"]) == 3 and [p["knots"] for p in gait["phases"]] == [10, 10, 10]
     assert min(p["duration"] for p in gait["phases"]) > 0.9 * (1 / 3 - EVENT_TOL)
     assert sum(p["duration"] for p in gait["phases"]) == pytest.approx(0.9)
+
+
+def test_refused_flight_says_where_a_run_comes_from():
+    """A new user's biped run by duty factor (2026-11-25) was told only "a larger duty_factor" and
+    that trot, pace and bound may fly, none of which a biped has: the message now points a biped
+    to phases written out, a quadruped to the running patterns."""
+    def refused(robot_name, offsets):
+        with pytest.raises(InputError) as info:
+            expand_gait({"duty_factor": 0.4, "offsets": offsets, "period": 0.8}, robot(robot_name), SOURCE)
+        assert_one_line(info.value, "gait.duty_factor", ["a larger duty_factor"])
+        return str(info.value).split("(allowed: ", 1)[1]
+    for biped in ("rabbit", "biped7", "bolt"):
+        assert "gait.phases written out" in refused(biped, {"left": 0.0, "right": 0.5})
+    quad = refused("solo12", {"FL": 0.0, "HR": 0.0, "FR": 0.5, "HL": 0.5})
+    assert "pattern trot or pace or bound with duty_factor < 0.5" in quad

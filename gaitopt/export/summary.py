@@ -46,11 +46,12 @@ def _joint_figures(robot, tb, t, spans, T) -> dict:
 def _foot_figures(robot, traj, problem, tb, t, spans, T) -> dict:
     flags = Q.point_flags(robot, traj, tb["phase"])
     # about the ground's normal under each point (the local surface's on steps and height maps)
-    ratio = Q.surface_friction_ratio(surface_of(problem), Q.contact_points(robot, tb["q"]), tb["f"])
+    # the force each friction cone bounds: a point's (3-D) or its foot's total (sagittal)
+    ratio = Q.cone_friction_ratio(robot, surface_of(problem), Q.contact_points(robot, tb["q"]), tb["f"], flags)
     feet = {}
     for k, ft in enumerate(tb["feet"]):
         pts = [robot.contact_index(c) for c in robot.feet[ft].contacts]
-        r = np.where(flags[:, pts], ratio[:, pts], np.nan)
+        r = ratio[:, pts]
         feet[ft] = {"duty_factor": phase_integral(tb["contact"][:, k].astype(float), t, spans) / T,
                     "peak_friction_ratio": float(np.nanmax(r)) if np.any(np.isfinite(r)) else 0.0}
     return feet
