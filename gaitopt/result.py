@@ -65,6 +65,17 @@ class Result:
     multipliers: "Multipliers | None" = field(default=None, repr=False)  # at x: a warm start's duals
     # `binding_rules()` once computed (forward kinematics at every knot); not copied by replace()
     _binding: list | None = field(default=None, init=False, repr=False, compare=False)
+    _touchdowns: list | None = field(default=None, init=False, repr=False, compare=False)
+
+    def touchdowns(self) -> list:
+        """Each touchdown of the full cycle: phase, points, speed_m_s, normal_m_s, loss_J (the
+        impact's kinetic energy loss) (`gaitopt.touchdowns.touchdown_table`); [] without a
+        trajectory."""
+        if self._touchdowns is None:
+            from .touchdowns import touchdown_table  # why: Pinocchio's numeric passes, when reported
+
+            self._touchdowns = touchdown_table(self) if getattr(self, "trajectory", None) is not None else []
+        return list(self._touchdowns)
 
     def binding_rules(self) -> list:
         """The kinematic feasibility rules the optimum presses on at its knots
@@ -117,6 +128,9 @@ class Result:
         limits = joints_at_actuator_limits(self)
         if limits:  # what bounds the motor and gear (a sizing study's question)
             lines.append("at an actuator limit: " + _grouped(limits))
+        impacts = _impact_line(self)
+        if impacts:
+            lines.append(impacts)
         hint = failure_hint(self)
         if hint:
             lines.append(hint)
@@ -234,6 +248,28 @@ def _grouped(names, values: dict | None = None) -> str:
             inside = ": ".join(([", ".join(keys)] if any(keys) else []) + ([value] if value else []))
         out.append(rule + (f" ({inside})" if inside else ""))
     return ", ".join(out)
+
+
+TOUCHDOWN_AT_REST = 1e-4  # [m/s] touchdown speeds below this are the solver's tolerance, not an impact
+
+
+def _impact_line(result) -> str:
+    """The summary's line on the touchdowns (`Result.touchdowns`): the largest speed, and what the
+    impacts take per cycle and per metre, said to be outside the cost unless impact_loss is in it;
+    '' without impacts (soft touchdowns, or none)."""
+    rows = result.touchdowns()
+    if not rows or getattr(result.problem.constraints, "touchdown", "impact") != "impact":
+        return ""
+    loss = sum(r["loss_J"] for r in rows)
+    speed = max(r["speed_m_s"] for r in rows)
+    if speed < TOUCHDOWN_AT_REST:
+        return "touchdowns: at rest (no impact loss)"
+    distance = result.trajectory.distance
+    per_m = f", {loss / distance:.3g} J/m" if distance > 0 else ""
+    where = "in the cost" if "impact_loss" in result.cost_terms else "not in the cost"
+    return (f"touchdowns: up to {speed:.3g} m/s "
+            f"({max(max(r['normal_m_s'] for r in rows), 0.0):.3g} m/s along the ground's normal); their impacts take "
+            f"{loss:.3g} J per cycle{per_m} ({where})")
 
 
 def _band_values(result) -> dict:

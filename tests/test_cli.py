@@ -32,7 +32,7 @@ RESULT_KEYS = ["success", "status", "message", "cost", "cost_terms", "iterations
                "function_eval_time_s", "nlp", "robot", "stride", "period", "speed", "max_violation", "violations",
                "problem", "versions", "returned_iteration", "ipopt_options", "compiled_blocks", "compile_time_s",
                "design", "binding_rules", "joints_at_position_limits", "compiled_own_blocks",  # appended 2026-11-25
-               "feasibility_bands"]  # appended 2026-11-25 (thirteenth session)
+               "feasibility_bands", "touchdowns"]  # appended 2026-11-25 (thirteenth session)
 
 
 def gaitopt(*args, timeout=300):

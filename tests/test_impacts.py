@@ -88,6 +88,33 @@ def test_impact_loss_is_the_impact_maps_kinetic_energy_loss(heel_toe_impact_loss
     assert result.cost_terms["impact_loss"] > 1e-3  # a real impact is in there (toe slap)
 
 
+def test_touchdowns_reported_as_the_cost_prices_them(heel_toe_impact_loss, tmp_path):
+    """Result.touchdowns (the summary's line, result.json's `touchdowns`): each touching point's
+    speed is J v⁻ with J from Pinocchio's frame Jacobian here; the impacts' losses over the full
+    cycle per metre are the impact_loss term the optimiser priced; the summary says so."""
+    import json
+
+    from gaitopt.export import save
+    result = heel_toe_impact_loss
+    robot, traj = result.robot, result.trajectory
+    model, data = robot.model, robot.model.createData()
+    rows = result.touchdowns()
+    assert len(rows) == 2 * len(_touchdowns(result))  # the mirrored half's too
+    names = [ph.name for ph in traj.phases]
+    for row in rows:
+        i = names.index(row["phase"])
+        prev = traj.phases[i - 1]
+        q_minus = prev.q[-1] - (traj.base_shift if i == 0 else 0.0)
+        speeds = [np.linalg.norm(_point_jacobian(model, data, robot.contact(c), q_minus) @ prev.v[-1])
+                  for c in row["points"]]
+        assert row["speed_m_s"] == pytest.approx(max(speeds), rel=1e-9, abs=1e-12)
+    assert sum(r["loss_J"] for r in rows) / traj.distance == pytest.approx(result.cost_terms["impact_loss"], rel=1e-8)
+    line = next(line for line in result.summary().splitlines() if line.startswith("touchdowns:"))
+    assert "(in the cost)" in line and f"{max(r['speed_m_s'] for r in rows):.3g} m/s" in line
+    save(result, tmp_path / "out")
+    assert json.loads((tmp_path / "out" / "result.json").read_text())["touchdowns"] == rows
+
+
 def test_impact_loss_lowers_the_touchdown_speed(heel_toe_impact_loss):
     plain = go.solve(go.load_problem(HEEL_TOE, {"constraints.touchdown_speed": None}).scaled_knots(0.5),
                      print_level=0)
@@ -96,6 +123,7 @@ def test_impact_loss_lowers_the_touchdown_speed(heel_toe_impact_loss):
     with_term, without = impact_summary(heel_toe_impact_loss), impact_summary(plain)
     assert with_term["impact_loss_J_per_m"] < 0.5 * without["impact_loss_J_per_m"]
     assert with_term["touchdown_speed_m_s"] < without["touchdown_speed_m_s"]
+    assert "J/m (not in the cost)" in plain.summary()  # what a Joule-loss optimum's impacts take
 
 
 @pytest.mark.parametrize("path, bound, along", [(TROT, 0.2, "total"), (HEEL_TOE, 0.1, "normal")])

@@ -79,6 +79,9 @@ def result_dict(result) -> dict:
         # added 2026-11-25 (thirteenth session): the feasibility bands' numbers as imposed, a
         # problem's null settings resolved to the robot's defaults (gaitopt.feasibility)
         "feasibility_bands": feasibility_bands(result.problem, result.robot),
+        # added 2026-11-25 (thirteenth session): each touchdown's speed and impact loss
+        # (gaitopt.touchdowns.touchdown_table; the summary's "touchdowns" line)
+        "touchdowns": result.touchdowns(),
     }
 
 
