@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import casadi as ca
 import numpy as np
@@ -105,7 +106,7 @@ class Result:
         worst = self.violations(3)
         lines = [
             f"{'SUCCESS' if self.success else 'FAILED'}: {self.status} — {self.message}",
-            f"robot {self.robot.name}, cost {self.cost:.6g} "
+            f"robot {_robot_text(self.robot)}, cost {self.cost:.6g} "
             + ", ".join(_term_text(k, v, self.problem.cost.get(k, self.stats.get("user_cost_weights", {}).get(k)))
                          for k, v in self.cost_terms.items()),
             f"stride {self.trajectory.stride:.4f} m, period {self.trajectory.period:.4f} s, "
@@ -248,6 +249,22 @@ def _grouped(names, values: dict | None = None) -> str:
             inside = ": ".join(([", ".join(keys)] if any(keys) else []) + ([value] if value else []))
         out.append(rule + (f" ({inside})" if inside else ""))
     return ", ".join(out)
+
+
+def _robot_text(robot) -> str:
+    """The robot's name, with its folder when it is not one gaitopt ships: a problem file's
+    folder is looked in first, and a copy there (a new user's /tmp/robots/biped7) was used with
+    nothing but "robot biped7" said."""
+    from .robot import REPO_ROBOTS  # why: only when summarised
+
+    folder = getattr(robot, "folder", None)
+    if folder is None:
+        return robot.name
+    try:
+        shipped = Path(folder).resolve().parent == REPO_ROBOTS.resolve()
+    except OSError:
+        shipped = False
+    return robot.name if shipped else f"{robot.name} ({folder})"
 
 
 TOUCHDOWN_AT_REST = 1e-4  # [m/s] touchdown speeds below this are the solver's tolerance, not an impact

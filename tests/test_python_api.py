@@ -5,6 +5,7 @@ with an AttributeError or CasADi's "type mismatch", or solved a negative clearan
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -162,3 +163,19 @@ def test_lazy_names_are_listed_and_loaded():
             "assert callable(go.solve); print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_summary_names_a_robot_folder_gaitopt_does_not_ship(tmp_path):
+    """A problem file's own folder is looked in before gaitopt's robots/: a copy there is used,
+    and the summary names its folder (it said only "robot biped7"); a shipped robot, its name."""
+    import shutil
+
+    root = Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "robots" / "biped7", tmp_path / "robots" / "biped7")
+    (tmp_path / "problems").mkdir()
+    problem_file = tmp_path / "problems" / "walk.yaml"
+    shutil.copy(root / "problems" / "biped7_static_walk.yaml", problem_file)
+    copy = go.solve(go.load_problem(problem_file).scaled_knots(0.5), print_level=0)
+    assert f"robot biped7 ({tmp_path / 'robots' / 'biped7'})" in copy.summary().replace(str(tmp_path.resolve()), str(tmp_path))
+    shipped = go.solve(go.load_problem(root / "problems" / "biped7_static_walk.yaml").scaled_knots(0.5), print_level=0)
+    assert "robot biped7, cost" in shipped.summary()
