@@ -55,7 +55,7 @@ from .interrupts import noted_sigint
 from .motors import load_motors
 from .precheck import mirror_actuator_mismatches, mismatch_text
 from .problem import load_problem
-from .result import limits_note
+from .result_notes import limits_note
 from .robot import robot_of
 from .study_table import _complete_rows, _Table, read_results  # noqa: F401  (read_results: importable from here)
 from .study_metrics import case_metrics, metric_columns  # noqa: F401  (case_metrics: importable from here)

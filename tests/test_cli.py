@@ -73,7 +73,7 @@ def test_summary_gives_the_cost_terms_units(solved_dir):
     """`cost 138.063 joule_loss 138.063` left a new user guessing J per cycle or per metre
     (verify prints J per cycle): the term's unit follows it; a weighted term shows its weight."""
     from gaitopt.problem_spec import COST_TERMS, COST_UNITS
-    from gaitopt.result import _term_text
+    from gaitopt.result_notes import _term_text
     proc, _ = solved_dir
     assert "joule_loss" in proc.stdout and " J/m" in proc.stdout.split("cost ", 1)[1].splitlines()[0]
     assert set(COST_UNITS) == set(COST_TERMS)

@@ -117,7 +117,7 @@ def test_summary_names_the_joints_resting_on_a_position_limit(tmp_path):
     cannot straighten further); the shipped file's own bands keep them off; with
     constraints.joint_limits off nothing is named (a new user's Go2 trial saw only
     'worst violations: joint_limits 1.44e-08')."""
-    from gaitopt.result import joints_at_position_limits
+    from gaitopt.result_notes import joints_at_position_limits
     defaults = {"constraints.base_height": None, "constraints.base_attitude": None, "constraints.foot_range": None}
     on_stops, _ = _solve("go2_trot", defaults, scale=1)
     calves = [f"upper.{leg}_calf_joint" for leg in ("FL", "FR", "RL", "RR")]
@@ -298,7 +298,7 @@ def test_sole_half_widths_and_shipped_defaults():
 
 @pytest.mark.fast
 def test_summary_groups_binding_rules_with_their_bands():
-    from gaitopt.result import _grouped
+    from gaitopt.result_notes import _grouped
     names = ["foot_range.FL", "foot_range.FR", "base_attitude.pitch", "knee_margin", "foot_yaw.left"]
     values = {"knee_margin": "0.15 rad", "foot_yaw": "±0.2 rad",
               "base_attitude": {"roll": "-0.25…0.25 rad", "pitch": "-0.1…0.3 rad"}}

@@ -211,7 +211,7 @@ def test_the_summary_names_the_actuator_limits_the_optimum_reaches(serial_study)
     one knee is lowered to the case's own peak: its torque–speed line is then reached."""
     import dataclasses
     from gaitopt.export import load_result
-    from gaitopt.result import joints_at_actuator_limits
+    from gaitopt.result_notes import joints_at_actuator_limits
     study, out, rows = serial_study
     r = rows[-1]
     result = load_result(out / "cases" / r["case"])
@@ -229,7 +229,7 @@ def test_a_rows_message_names_the_actuator_limits_its_optimum_reaches(serial_stu
     solution found"; `gaitopt solve` said "at an actuator limit: current_limit (…)". The row
     says it too."""
     from gaitopt.export import load_result
-    from gaitopt.result import _grouped, joints_at_actuator_limits
+    from gaitopt.result_notes import _grouped, joints_at_actuator_limits
     study, out, rows = serial_study
     named = 0
     for r in rows:
@@ -614,7 +614,7 @@ def test_a_failed_case_says_its_actuators_sit_on_their_limits(tmp_path):
     limit at 14 of 26 points. The row and the summary now say so. Here the Go2's calves get their
     own motor with 4 % of its current limit (1.8 N·m at the shipped gear)."""
     from gaitopt.export import load_result
-    from gaitopt.result import failure_hint
+    from gaitopt.result_notes import failure_hint
     robot = go.load_robot("go2")
     calves = [j for j in robot.actuated if "calf" in j]
     a = robot.actuators[calves[0]]

@@ -16,7 +16,8 @@ from ..collocation import METHODS
 from ..errors import InputError
 from ..feasibility import feasibility_bands
 from ..problem import problem_from_record
-from ..result import Multipliers, Result, joints_at_position_limits
+from ..result import Multipliers, Result
+from ..result_notes import joints_at_position_limits
 from ..terrain_io import periodic_slope
 from ..robot import load_robot, robot_of
 from ..robot_model import ACTUATOR_NUMBERS  # the numbers trajectory.csv's `actuators` record holds
@@ -71,7 +72,7 @@ def result_dict(result) -> dict:
         # (gaitopt.feasibility.binding_rules; [] for a failed solve)
         "binding_rules": result.binding_rules(),  # computed once, shared with its summary
         # added 2026-11-25: the joints the optimum rests on a position limit of at some knot
-        # (gaitopt.result.joints_at_position_limits; [] for a failed solve)
+        # (gaitopt.result_notes.joints_at_position_limits; [] for a failed solve)
         "joints_at_position_limits": joints_at_position_limits(result),
         # added 2026-11-25: the problem's own blocks whose derivatives ran compiled (from the
         # cache `gaitopt compile PROBLEM` filled; `compiled_blocks` lists the robot functions')
