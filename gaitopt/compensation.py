@@ -427,5 +427,7 @@ def compensate(result, correction: Correction, point: str = "com", axis: str = "
                             "base_residual")
     message = (f"Jacobi compensation of {point} {axis} (|Δp| ≤ {largest:.4g} m) of a plan that said: "
                f"{result.message}")
-    out = replace(result, trajectory=new, message=message, x=None, layout=None)
+    # not the solver's point: no x, multipliers or impulses (the plan's impact impulses belong to
+    # the plan's postures; knots.npz keeps impulses since 2026-11-25 and would pass them on)
+    out = replace(result, trajectory=new, message=message, x=None, layout=None, multipliers=None, impulses={})
     return out, report
