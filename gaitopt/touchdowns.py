@@ -45,7 +45,8 @@ def touchdown_table(result) -> list:
     the kinetic energy the velocity jump takes, M with the reflected rotor inertias as in the
     optimiser's model (Pinocchio's CRBA with the model's armature); 0 for a soft touchdown).
     Numeric (Pinocchio), from the trajectory's knots: the state at the end of the phase before
-    and at the start of the phase after."""
+    and at the start of the phase after (at the cycle's start, the previous cycle's last knot,
+    `Trajectory.cycle_state(-1, …)`: shifted, and rotated about z for a turning gait)."""
     robot, traj = result.robot, result.trajectory
     surface = surface_of(result.problem)
     out = []
@@ -55,10 +56,14 @@ def touchdown_table(result) -> list:
         touching = [c for c in active_points(robot, p.modes) if c not in before]
         if not touching:
             continue
-        q_minus = prev.q[-1] - (traj.base_shift if i == 0 else 0.0)
-        vel = _point_velocities(robot, q_minus, prev.v[-1], touching)
+        q_minus, v_minus = prev.q[-1], prev.v[-1]
+        if i == 0:  # the previous cycle's last knot: shifted back and, for a turning gait, rotated
+            # back about z too (its world-frame base velocity as well); a plain shift left a
+            # turning trot's wrap touchdown at 1.023 m/s under a 1.0 m/s bound it met exactly
+            q_minus, v_minus, _, _ = traj.cycle_state(-1, q_minus, v_minus)
+        vel = _point_velocities(robot, q_minus, v_minus, touching)
         normal = surface.normal(*_point_positions(robot, q_minus, touching)[:, :2].T)  # (k, 3)
-        dv = p.v[0] - prev.v[-1]
+        dv = p.v[0] - v_minus
         mass = pin.crba(robot.model, robot.model.createData(), p.q[0])
         mass = np.triu(mass) + np.triu(mass, 1).T  # CRBA fills the upper triangle
         out.append({"phase": p.name, "points": touching,
