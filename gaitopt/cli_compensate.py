@@ -73,7 +73,7 @@ def _cmd_compensate(args) -> int:
     print(f"compensated {args.point} {args.axis}: |Δp| ≤ {1e3 * report.max_dp:.2f} mm, task error "
           f"{report.task_error:.1e} m, stance drift {report.contact_drift:.1e} m, largest joint change "
           f"{report.max_joint_change:.3g} (rad or m), base-row residual {report.base_residual:.3g} (N, N·m), friction ratio "
-          f"{report.friction_ratio:.3f}, {100 * report.friction_use:.3g} % of the plan's friction "
+          f"{report.friction_ratio:.3f}, {100 * report.friction_use:.4g} % of the plan's friction "
           f"{result.problem.constraints.cone} (μ {result.problem.constraints.friction:g})")
     for note in report.notes:
         print(f"note: {note}")

@@ -330,8 +330,12 @@ def _dynamics(robot, task, corr, tally, new, old, cone, knot: bool = True) -> tu
         f_old, tau_old = old[3][i], old[4][i]
         f1, t1, res = _forces_and_torques(robot, task, new[0][i], new[1][i], new[2][i], f_old, corr.active_idx)
         f0, t0, _ = _forces_and_torques(robot, task, old[0][i], old[1][i], old[2][i], f_old, corr.active_idx)
-        tally.point(robot, task, corr, new[0][i], old[0][i], f1, res, cone, knot)
-        fs.append(f_old + (f1 - f0))
+        f_new = f_old + (f1 - f0)
+        # the friction judged is that of the forces written (f_new), not f1: where the plan's
+        # forces do not balance the sample's rows exactly (trapezoidal knot means) f1 differs
+        # from them, and a zero correction of a hexapod tripod read 104 % of the plan's pyramid
+        tally.point(robot, task, corr, new[0][i], old[0][i], f_new, res, cone, knot)
+        fs.append(f_new)
         taus.append(tau_old + (t1 - t0))
     return np.array(fs), np.array(taus)
 
@@ -414,9 +418,10 @@ def compensate(result, correction: Correction, point: str = "com", axis: str = "
                                 tally.friction, change, excess, friction_use=tally.friction_use)
     if tally.friction_use > 1 + FRICTION_USE_TOL:
         # the same figure as the summary line's "N % of the plan's friction cone" (it said "by up
-        # to 349 % of the allowed" beside "449 % of the plan's friction pyramid")
+        # to 349 % of the allowed" beside "449 % of the plan's friction pyramid"); four digits: a
+        # hexapod's 100.43 % read "100 %" beside the note that it leaves the pyramid
         report.notes.append(f"the forces leave the plan's friction {cons.cone} (μ {cons.friction:g}): " + (
-            f"they use up to {100 * tally.friction_use:.3g} % of it" if np.isfinite(tally.friction_use) else
+            f"they use up to {100 * tally.friction_use:.4g} % of it" if np.isfinite(tally.friction_use) else
             "a stance point has tangential but no normal force (infinite ratio)") + ": friction_use")
     if excess > 0:
         report.notes.append(f"joint positions beyond the robot's limits by up to {excess:.3g} (rad or m): limit_excess")

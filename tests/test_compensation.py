@@ -257,6 +257,33 @@ def test_compensation_reports_friction_use_of_the_plans_cone(static_walk, tmp_pa
     assert report.broken() == [] and low.broken() == ["friction_use"]
 
 
+def test_friction_use_is_of_the_forces_written():
+    """The report judges the forces the compensated gait holds, not the re-solved ones before
+    the plan's are added back: a hexapod tripod (trapezoidal: knot forces are interval means, so
+    the re-solve moves them) at zero correction is its plan, inside its pyramid, not broken
+    (it read 104 % and exit 1); a 1 mm shift that leaves it says so with four digits."""
+    from gaitopt.quantities import friction_use
+    from gaitopt.terrain_io import surface_of
+
+    plan = go.solve(go.load_problem(ROOT / "problems" / "hexapod_tripod.yaml").scaled_knots(0.5), print_level=0)
+    assert plan.success, plan.message
+    out, report = compensate(plan, Correction(), "com", "x")
+    assert report.broken() == [] and report.friction_use <= 1.0 + 1e-6
+    robot, cons = plan.robot, plan.problem.constraints
+    model, data = robot.model, robot.model.createData()
+    written = 0.0
+    for p in out.trajectory.phases:
+        stance = [j for j, c in enumerate(robot.contacts) if c.name in active_points(robot, p.modes)]
+        for q, f in zip(np.concatenate([p.q, p.mid["q"]]), np.concatenate([p.f, p.mid["f"]])):
+            pos = _point_positions(model, data, robot, q)[stance]
+            written = max(written, friction_use(surface_of(plan.problem), pos, f[stance], cons.friction,
+                                                cons.cone).max())
+    assert report.friction_use == pytest.approx(written, rel=1e-6)
+    _, shifted = compensate(plan, Correction(offset=0.001), "com", "x")
+    if shifted.broken() == ["friction_use"]:
+        assert f"{100 * shifted.friction_use:.4g} %" in shifted.notes[0]
+
+
 def test_report_is_strict_json_when_a_stance_point_pulls():
     """A correction the contacts cannot follow (a new user's `--point FL_foot` on a Go2 bound)
     leaves a stance point with tangential but no normal force: friction ratio and use are
