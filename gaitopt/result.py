@@ -96,8 +96,10 @@ class Result:
             f"robot {_robot_text(self.robot)}, cost {self.cost:.6g} "
             + ", ".join(_term_text(k, v, self.problem.cost.get(k, self.stats.get("user_cost_weights", {}).get(k)))
                          for k, v in self.cost_terms.items()),
-            f"stride {self.trajectory.stride:.4f} m, period {self.trajectory.period:.4f} s, "
-            f"speed {self.trajectory.stride / self.trajectory.period:.4f} m/s"
+            # + 0.0 turns a −0.0 into 0.0, and rounding first a −1.8e-40 (a sideways trot's
+            # forward stride) into 0.0: it printed "stride -0.0000 m"
+            f"stride {round(self.trajectory.stride, 12) + 0.0:.4f} m, period {self.trajectory.period:.4f} s, "
+            f"speed {round(self.trajectory.stride / self.trajectory.period, 12) + 0.0:.4f} m/s"
             + self.trajectory.turn_text()
             # a failed solve's iterate breaks rows, the speed's too: not the problem's figures
             + ("" if self.success else " (the returned iterate's, not the problem's)"),

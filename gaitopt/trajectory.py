@@ -76,9 +76,11 @@ class Trajectory:
         c = list(self.coordinates)
         if "base_y" not in c or not (self.turn or self.base_shift[c.index("base_y")]):
             return ""
-        dx, dy = (float(self.base_shift[c.index(k)]) for k in PLANAR[:2])
-        return (f", advance ({dx:.4f}, {dy:.4f}) m and yaw {np.degrees(self.turn):.2f} deg per cycle "
-                f"({self.distance / self.period:.4f} m/s along the path, {self.turn / self.period:.4f} rad/s)")
+        # rounded, + 0.0: a sideways trot's forward advance of −1.8e-40 printed as "-0.0000"
+        dx, dy = (round(float(self.base_shift[c.index(k)]), 12) + 0.0 for k in PLANAR[:2])
+        turn = round(float(self.turn), 12) + 0.0
+        return (f", advance ({dx:.4f}, {dy:.4f}) m and yaw {np.degrees(turn):.2f} deg per cycle "
+                f"({self.distance / self.period:.4f} m/s along the path, {turn / self.period:.4f} rad/s)")
 
     @property
     def phase_names(self) -> list:

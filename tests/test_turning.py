@@ -316,3 +316,12 @@ def test_a_turn_no_planted_sole_can_follow_is_refused(tmp_path):
         check_problem(problem, go.load_robot(problem.robot))
     assert err.value.field == "speed.yaw_rate" and "0.96 rad" in str(err.value)
     check_problem(_hoap2_turn(tmp_path, 0.2), go.load_robot("hoap2"))
+
+
+def test_sideways_summary_prints_no_negative_zero():
+    """A sideways trot's forward stride comes out as −1.8e-40 (no forward advance): the summary
+    printed "stride -0.0000 m … speed -0.0000 m/s"."""
+    result = go.solve(go.load_problem(SIDEWAYS).scaled_knots(0.5), print_level=0)
+    assert result.success, result.status
+    line = next(line for line in result.summary().splitlines() if line.startswith("stride"))
+    assert line.startswith("stride 0.0000 m,") and "speed 0.0000 m/s" in line and "-0.0000" not in line
