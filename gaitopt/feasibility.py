@@ -66,55 +66,54 @@ def feasibility_report(trajectory, robot, problem, samples: int | None = None) -
 def feasibility_margins(q, robot, problem, t=None, period: float | None = None) -> dict:
     """`feasibility_report` of postures q (n, nq), e.g. the q columns of trajectory.csv, at
     times t (n,) [s] of a cycle of `period` [s]; the times are needed on a turning gait only,
-    whose yaw band is about the path's heading yaw_rate·(t − period/2) (BaseAttitude)."""
+    whose yaw band is about the path's heading yaw_rate·(t − period/2) (BaseAttitude). Judged
+    against `feasibility_bands`: the rules that apply, and their numbers, are those."""
     q = np.asarray(q, float)
+    bands = feasibility_bands(problem, robot)
     report = {}
-    if "base_z" not in robot.base_coordinates:
+    if not bands:
         return report
     pos = _contact_positions(robot, q)
     feet = _feet_in_base(robot, q, pos)
 
-    if setting(problem, robot, "foot_range") is not False:
+    if "foot_range" in bands:
         axes = [0, 2] if robot.base == "sagittal" else [0, 1, 2]
+        boxes = {foot: (np.array(box["min"]), np.array(box["max"])) for foot, box in bands["foot_range"].items()}
         report["foot_range"] = {
             foot: float(min((feet[foot][:, axes] - lo[axes]).min(), (hi[axes] - feet[foot][:, axes]).min()))
-            for foot, (lo, hi) in foot_boxes(problem, robot).items()}
+            for foot, (lo, hi) in boxes.items()}
 
-    rows = separation_minima(problem, robot) if robot.base == "3d" else []
-    if rows and setting(problem, robot, "leg_separation") is not False:
-        report["leg_separation"] = min(float((feet[a][:, axis] - feet[b][:, axis]).min() - minimum)
-                                       for a, b, axis, minimum in rows)
+    if "leg_separation" in bands:
+        report["leg_separation"] = min(
+            float((feet[a][:, axis] - feet[b][:, axis]).min() - row["min"])
+            for row in bands["leg_separation"] for (a, b), axis in [(row["feet"], "xy".index(row["axis"]))])
 
-    yaws = sole_yaws(robot, q, pos) if robot.base == "3d" else {}
-    if yaws and setting(problem, robot, "foot_yaw") is not False:
-        band = foot_yaw_band(problem, robot)
-        report["foot_yaw"] = {foot: float(band - np.abs(y).max()) for foot, y in yaws.items()}
+    if "foot_yaw" in bands:
+        band = bands["foot_yaw"]["band"]
+        report["foot_yaw"] = {foot: float(band - np.abs(y).max()) for foot, y in sole_yaws(robot, q, pos).items()}
 
-    band = base_height_band(problem, robot)
-    if band is not None:
+    if "base_height" in bands:
+        lo, hi = bands["base_height"]["min"], bands["base_height"]["max"]
         height = base_height_above_ground(problem, robot, q)
-        report["base_height"] = float(min((height - band[0]).min(), (band[1] - height).min()))
+        report["base_height"] = float(min((height - lo).min(), (hi - height).min()))
 
-    bands = attitude_bands(problem, robot)
-    angles = {c: q[:, robot.index(c)] for c in bands}
-    if problem.yaw_rate and "base_yaw" in angles:
+    attitude = bands.get("base_attitude", {})
+    angles = {k: q[:, robot.index(f"base_{k}")] for k in attitude}
+    if problem.yaw_rate and "yaw" in angles:
         if t is None or period is None:
             raise ValueError("a turning gait's yaw band needs the times t and the period")
-        angles["base_yaw"] = angles["base_yaw"] - problem.yaw_rate * (np.asarray(t, float) - period / 2)
-    out = {c.removeprefix("base_"): float(min((angles[c] - lo).min(), (hi - angles[c]).min()))
-           for c, (lo, hi) in bands.items()}
-    if out:
-        report["base_attitude"] = out
+        angles["yaw"] = angles["yaw"] - problem.yaw_rate * (np.asarray(t, float) - period / 2)
+    if attitude:
+        report["base_attitude"] = {k: float(min((angles[k] - lo).min(), (hi - angles[k]).min()))
+                                   for k, (lo, hi) in attitude.items()}
 
-    knees = robot_kinematics(robot).get("knees")
-    if knees and setting(problem, robot, "knee_margin") is not False:
-        margin = knee_margin(problem, robot)
-        report["knee_margin"] = float(min((k["bend"] * (q[:, robot.index(j)] - k.get("straight", 0.0))).min() - margin
-                                          for j, k in knees.items()))
-    index = upper_body_joints(robot)
-    if index and setting(problem, robot, "upper_body") is not False:
-        report["upper_body"] = float(upper_body_band(problem, robot)
-                                     - np.abs(q[:, index] - robot.standing_q[index]).max())
+    if "knee_margin" in bands:
+        knees = robot_kinematics(robot)["knees"]
+        report["knee_margin"] = float(min((k["bend"] * (q[:, robot.index(j)] - k.get("straight", 0.0))).min()
+                                          - bands["knee_margin"] for j, k in knees.items()))
+    if "upper_body" in bands:
+        index = upper_body_joints(robot)
+        report["upper_body"] = float(bands["upper_body"]["band"] - np.abs(q[:, index] - robot.standing_q[index]).max())
     return report
 
 
