@@ -40,6 +40,12 @@ def cycle_rms(x, t, spans, period: float) -> np.ndarray:
     return np.sqrt(np.array([phase_integral(x[:, i] ** 2, t, spans) for i in range(x.shape[1])]) / period)
 
 
+def _joule_index(robot, tau) -> np.ndarray:
+    """(T, nu) the joule_loss cost's integrand per joint, R (τ/(G K))² [W]."""
+    return tau ** 2 * np.array([joule_coefficient(robot.actuators[j], robot.actuators[j].gear_ratio)
+                                for j in robot.actuated])
+
+
 def cycle_energies(robot, t, tau, v, spans) -> dict:
     """Energies [J] of samples at times t (T,) with torques tau (T, nu) and velocities v (T, nv),
     each phase a span of the samples (`phase_spans`): electrical (V·i summed over the motors,
@@ -49,8 +55,7 @@ def cycle_energies(robot, t, tau, v, spans) -> dict:
     tau = np.asarray(tau, float)
     mech = Q.mechanical_power(robot, tau, v)
     elec = Q.electrical_power(robot, tau, v)
-    index = tau ** 2 * np.array([joule_coefficient(robot.actuators[j], robot.actuators[j].gear_ratio)
-                                 for j in robot.actuated])
+    index = _joule_index(robot, tau)
 
     def integral(x):
         return phase_integral(x.sum(axis=1), t, spans)
@@ -67,8 +72,7 @@ def joint_energies(robot, t, tau, v, spans) -> dict:
     R (τ/(G K))²) and electrical_without_regeneration (the motor's V·i where positive). Each sums
     over the joints to `cycle_energies`' entry of that name."""
     tau = np.asarray(tau, float)
-    index = tau ** 2 * np.array([joule_coefficient(robot.actuators[j], robot.actuators[j].gear_ratio)
-                                 for j in robot.actuated])
+    index = _joule_index(robot, tau)
     drawn = np.maximum(Q.electrical_power(robot, tau, v), 0.0)
     return {name: np.array([phase_integral(x[:, i], t, spans) for i in range(x.shape[1])])
             for name, x in (("joule_loss", index), ("electrical_without_regeneration", drawn))}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
+from .quantities import contact_points
 from .schedule import active_points
 from .terrain_io import surface_of
 
@@ -29,13 +30,6 @@ def _point_velocities(robot, q, v, names) -> np.ndarray:
         offset = data.oMf[c.frame_id].rotation @ np.asarray(c.point, float)
         out.append(twist.linear + np.cross(twist.angular, offset))
     return np.array(out).T
-
-
-def _point_positions(robot, q, names) -> np.ndarray:
-    """(len(names), 3) world positions [m] of the named contact points at q."""
-    model, data = robot.model, robot.model.createData()
-    pin.framesForwardKinematics(model, data, q)
-    return np.array([data.oMf[robot.contact(n).frame_id].act(np.asarray(robot.contact(n).point, float)) for n in names])
 
 
 def touchdown_table(result) -> list:
@@ -62,7 +56,8 @@ def touchdown_table(result) -> list:
             # turning trot's wrap touchdown at 1.023 m/s under a 1.0 m/s bound it met exactly
             q_minus, v_minus, _, _ = traj.cycle_state(-1, q_minus, v_minus)
         vel = _point_velocities(robot, q_minus, v_minus, touching)
-        normal = surface.normal(*_point_positions(robot, q_minus, touching)[:, :2].T)  # (k, 3)
+        where = contact_points(robot, [q_minus])[0, [robot.contact_index(c) for c in touching]]
+        normal = surface.normal(where[:, 0], where[:, 1])  # (k, 3)
         dv = p.v[0] - v_minus
         mass = pin.crba(robot.model, robot.model.createData(), p.q[0])
         mass = np.triu(mass) + np.triu(mass, 1).T  # CRBA fills the upper triangle
