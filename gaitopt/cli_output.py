@@ -18,7 +18,7 @@ def warn_beyond_terrain(result, cycles: int) -> None:
     problem = result.problem
     reach = terrain_reach(result, surface_of(problem), cycles)
     if reach.cycles < cycles:
-        warnings.warn(reach_message(reach, cycles, stairs="stairs" in (getattr(problem, "terrain", None) or {})))
+        warnings.warn(reach_message(reach, cycles, problem))
 
 
 def _cmd_export(args) -> int:

@@ -22,7 +22,7 @@ from .problem_spec import (FOOT_MODES, COST_TERMS, TRANSCRIPTIONS, CYCLES, CONE_
                           MAX_FRICTION, MAX_CLEARANCE, MAX_PITCH, MAX_TORQUE_RATE, MAX_WEIGHT,
                           MAX_GEAR_RATIO, MAX_FOOTHOLD, MAX_TOL, MAX_OVERRIDES, Phase, Constraints,
                           SolverOptions, GearDesign, Problem, validate)
-from .robot import load_robot
+from .robot import load_robot, problem_robot_search
 from .design_spec import LimbLengthSpec, limb_lengths_record, limb_lengths_spec
 from .terrain_io import read_terrain
 from .settings import (FEASIBILITY_KEYS, Bounded, base_height, bounded as _bounded, feasibility_settings,
@@ -208,13 +208,6 @@ def _stride(f: Fields, cycle: str) -> Bounded | None:
 PATTERN_KEYS = ("pattern", "duty_factor", "offsets", "period")
 
 
-def _robot_search(base_dir: Path | None) -> list:
-    """Where a problem file's robot folder is looked for besides the shipped robots/: the problem
-    file's own folder (listed so that "no robot folder" names it: a folder there was already taken
-    as a path above), then robots/ beside it."""
-    return [base_dir.resolve(), base_dir.resolve().parent / "robots"] if base_dir is not None else []
-
-
 def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None = None) -> Problem:
     """Build and validate a Problem from plain data (as read from YAML)."""
     if isinstance(data, dict) and "robot" not in data and "problem" in data and "parameters" in data:
@@ -234,8 +227,8 @@ def problem_from_dict(data: dict, source: str = "<dict>", base_dir: Path | None 
     if any(g.has(k) for k in PATTERN_KEYS):  # the phases follow from the robot's legs (with phases: an error)
         from .patterns import expand_gait  # why: a problem file that lists its phases needs none of it
 
-        g = Fields(expand_gait(g.data, load_robot(robot, search=_robot_search(base_dir)), source),
-                   source, "gait")
+        search = problem_robot_search(base_dir) if base_dir is not None else []
+        g = Fields(expand_gait(g.data, load_robot(robot, search=search), source), source, "gait")
     cycle = g.string("cycle", "full", allowed=CYCLES)
     raw_phases = g.sequence("phases", max_len=MAX_PHASES)
     if not raw_phases:

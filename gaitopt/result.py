@@ -11,7 +11,7 @@ from .nlp import Layout, forces_from_variables
 from .result_notes import (_band_values, _grouped, _impact_line, _robot_text, _term_text, failure_hint,
                            joints_at_actuator_limits, joints_at_position_limits)
 from .terrain_io import periodic_slope
-from .trajectory import PhaseTrajectory, Trajectory
+from .trajectory import PhaseTrajectory, Trajectory, shown
 
 
 @dataclass(frozen=True)
@@ -96,10 +96,8 @@ class Result:
             f"robot {_robot_text(self.robot)}, cost {self.cost:.6g} "
             + ", ".join(_term_text(k, v, self.problem.cost.get(k, self.stats.get("user_cost_weights", {}).get(k)))
                          for k, v in self.cost_terms.items()),
-            # + 0.0 turns a −0.0 into 0.0, and rounding first a −1.8e-40 (a sideways trot's
-            # forward stride) into 0.0: it printed "stride -0.0000 m"
-            f"stride {round(self.trajectory.stride, 12) + 0.0:.4f} m, period {self.trajectory.period:.4f} s, "
-            f"speed {round(self.trajectory.stride / self.trajectory.period, 12) + 0.0:.4f} m/s"
+            f"stride {shown(self.trajectory.stride):.4f} m, period {self.trajectory.period:.4f} s, "
+            f"speed {shown(self.trajectory.stride / self.trajectory.period):.4f} m/s"
             + self.trajectory.turn_text()
             # a failed solve's iterate breaks rows, the speed's too: not the problem's figures
             + ("" if self.success else " (the returned iterate's, not the problem's)"),

@@ -205,14 +205,21 @@ def _load_robot(name_or_path, base, search) -> Robot:
                  actuated, standing_q, description, kinematics)
 
 
+def problem_robot_search(problem_dir: Path) -> list:
+    """Where the robot folder a problem file in `problem_dir` names is looked for besides the
+    shipped robots/: that folder itself, then robots/ beside it (listed so that "no robot
+    folder" names both)."""
+    problem_dir = Path(problem_dir).resolve()
+    return [problem_dir, problem_dir.parent / "robots"]
+
+
 def robot_of(problem) -> Robot:
     """Load a problem's robot (a robots/ folder name, or a path relative to the problem file)."""
     search = []
     if problem.source:
         source = Path(problem.source).resolve()
-        if source.is_file():  # its own folder first, as problem_from_dict looks (and so the error names it)
-            search.append(source.parent)
-        search.append(source.parent.parent / "robots")
+        # a source that is no file (a Problem built in code and given a name) has no folder of its own
+        search = problem_robot_search(source.parent) if source.is_file() else [source.parent.parent / "robots"]
     return load_robot(problem.robot, search=search)
 
 

@@ -74,10 +74,12 @@ def terrain_reach(result, surface, cycles: int, extent=None) -> Reach:
     return Reach(cycles)
 
 
-def reach_message(reach: Reach, cycles: int, stairs: bool, extent=None) -> str:
-    """One line: where `cycles` cycles leave the ground the gait repeats on, and how many fit."""
+def reach_message(reach: Reach, cycles: int, problem, extent=None) -> str:
+    """One line: where `cycles` cycles leave the ground the gait repeats on, and how many fit
+    (on stairs, the problem's, with the key that makes them longer)."""
     where = (f"off the replay's ground (x {extent[0][0]:g} to {extent[0][1]:g} m)" if reach.h is None
              else f"where the ground is {reach.h:.3g} m high and the plan's point {reach.z:.3g} m")
+    stairs = "stairs" in (getattr(problem, "terrain", None) or {})
     more = " (a longer stair: terrain.stairs.count)" if stairs else ""
     return (f"{cycles} cycles of the plan take {reach.point} to x = {reach.x:.3g} m in cycle {reach.cycle}, {where}: "
             f"the ground there is not the ground the gait repeats on; at most --cycles {max(reach.cycles, 1)}{more}")

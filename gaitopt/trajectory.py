@@ -17,6 +17,12 @@ from .cycle import PLANAR, transform_state
 KNOTS_FORMAT_VERSION = 1  # knots.npz, the lossless companion of trajectory.csv
 
 
+def shown(x) -> float:
+    """x for a printed line: rounded to 1e-12 and with +0.0 added, so that a zero that comes out
+    as −1.8e-40 or −0.0 (a sideways trot's forward stride) prints as 0.0000, not -0.0000."""
+    return round(float(x), 12) + 0.0
+
+
 @dataclass(frozen=True)
 class PhaseTrajectory:
     """Knot values of one phase: t (K+1,) s; q, v, a (K+1, nv); tau (K+1, nu);
@@ -76,9 +82,8 @@ class Trajectory:
         c = list(self.coordinates)
         if "base_y" not in c or not (self.turn or self.base_shift[c.index("base_y")]):
             return ""
-        # rounded, + 0.0: a sideways trot's forward advance of −1.8e-40 printed as "-0.0000"
-        dx, dy = (round(float(self.base_shift[c.index(k)]), 12) + 0.0 for k in PLANAR[:2])
-        turn = round(float(self.turn), 12) + 0.0
+        dx, dy = (shown(self.base_shift[c.index(k)]) for k in PLANAR[:2])
+        turn = shown(self.turn)
         return (f", advance ({dx:.4f}, {dy:.4f}) m and yaw {np.degrees(turn):.2f} deg per cycle "
                 f"({self.distance / self.period:.4f} m/s along the path, {turn / self.period:.4f} rad/s)")
 

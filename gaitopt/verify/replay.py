@@ -132,8 +132,7 @@ def replay(result, cycles: int = 2, settings: ReplaySettings = ReplaySettings(),
     surface = surface_of(problem)
     reach = terrain_reach(result, surface, cycles, extent=TERRAIN_EXTENT)
     if reach.cycles < cycles:  # past a stair's end or the replay's ground: no verdict on the gait
-        raise CannotReplay(reach_message(reach, cycles, stairs="stairs" in (getattr(problem, "terrain", None) or {}),
-                                         extent=TERRAIN_EXTENT))
+        raise CannotReplay(reach_message(reach, cycles, problem, extent=TERRAIN_EXTENT))
     q0, v0 = traj.phases[0].q[0], traj.phases[0].v[0]
     sim = build_model(robot, slope=slope, friction=float(problem.constraints.friction), traj=traj,
                       settings=settings, q_gains=q0, check=perturbation is None, surface=surface,
