@@ -1,5 +1,5 @@
 """Replay every shipped problem in MuJoCo (gaitopt.verify, default settings) and print the tables
-of README.md ("Verification in MuJoCo") and docs/verification.md: walking, executed against planned
+of docs/verification.md (its short table, and the full ones): walking, executed against planned
 energy, feedback share, peak torques against the limits, peak contact forces; with --perturb N,
 N perturbed replays per gait (success rate, spread of the executed Joule loss). Needs the `sim`
 extra (mujoco).
@@ -97,7 +97,8 @@ def main() -> None:
                                                                cycles=args.cycles)))
             if args.one_factor and scale == args.scales[-1]:
                 factors.append(_factor_row(path.stem, result, args.one_factor, args.seed, args.cycles))
-    print("\nREADME.md (the energy figures each cost priced, per cycle [J], planned → executed; peak |τ| / limit of "
+    print("\ndocs/verification.md, short table (the energy figures each cost priced, per cycle [J], "
+          "planned → executed; peak |τ| / limit of "
           "the worst joint)")
     print("| gait | judged energy [J/cycle] | feedback share | peak τ / limit | verified |")
     print("|---|---|---|---|---|")
